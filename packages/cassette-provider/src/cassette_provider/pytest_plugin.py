@@ -1,0 +1,1 @@
+"""pytest plugin entry point (`pytest11`): fixtures and marker arrive with the plugin issue."""
