@@ -1,0 +1,265 @@
+"""Recording of live model calls into one session log per calling session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from cassette_canonical import JsonValue
+from cassette_topology.sessions import (
+    SESSION_MIXED,
+    SESSION_RECORD,
+    RecordedCall,
+    SessionError,
+    SessionLog,
+    SessionLogHeader,
+    session_label,
+)
+
+from cassette_provider.models.context import resolve_session
+from cassette_provider.models.errors import raise_error
+from cassette_provider.models.files import write_session_logs
+from cassette_provider.models.replayer import request_fingerprint
+
+#: A live streaming model: a request in, response chunks out.
+StreamModel = Callable[[JsonValue], AsyncIterator[JsonValue]]
+#: A live non-streaming model: a request in, one response body out.
+CompleteModel = Callable[[JsonValue], Awaitable[JsonValue]]
+
+#: The recorded id of the anonymous session (calls made without a session id).
+ANONYMOUS_SESSION_ID = "anonymous"
+
+
+def _utc_now() -> datetime:
+    """The wall clock, in UTC (the only clock the recorder reads)."""
+    return datetime.now(UTC)
+
+
+def format_created_at(instant: datetime) -> str:
+    """Render `YYYY-MM-DDTHH:mm:ss.sssZ`, the form every writer emits (FMT-22)."""
+    utc = instant.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+@dataclass(slots=True)
+class _Session:
+    """What the recorder knows of one live session while it runs."""
+
+    header: SessionLogHeader
+    seed: tuple[RecordedCall, ...]
+    next_slot: int = 0
+    finished: dict[int, RecordedCall] = field(default_factory=dict)
+    open_slots: set[int] = field(default_factory=set)
+
+    def calls(self) -> tuple[RecordedCall, ...]:
+        """Seed then own calls in start order, numbered 1..n."""
+        ordered = [*self.seed, *(self.finished[slot] for slot in sorted(self.finished))]
+        return tuple(
+            RecordedCall(i, c.request, c.request_fingerprint, c.streamed, c.chunks, c.meta)
+            for i, c in enumerate(ordered, start=1)
+        )
+
+
+class CallRecording:
+    """One live call being recorded: adapters add chunks as they arrive, then finish once."""
+
+    def __init__(self, session: _Session, slot: int, request: JsonValue, digest: str) -> None:
+        self._session = session
+        self._slot = slot
+        self._request = request
+        self._digest = digest
+        self._chunks: list[JsonValue] = []
+        self._done = False
+
+    def add_chunk(self, chunk: JsonValue) -> None:
+        """Append one response chunk (a whole body for non-streamed calls)."""
+        self._chunks.append(chunk)
+
+    def finish(self, *, streamed: bool, meta: JsonValue = None) -> None:
+        """Close the call with the chunks seen so far; later calls are ignored."""
+        if self._done:
+            return
+        self._done = True
+        self._session.open_slots.discard(self._slot)
+        self._session.finished[self._slot] = RecordedCall(
+            0, self._request, self._digest, streamed, tuple(self._chunks), meta
+        )
+
+    def abandon(self) -> None:
+        """Drop a call whose live model failed: nothing replayable was observed."""
+        if not self._done:
+            self._done = True
+            self._session.open_slots.discard(self._slot)
+
+
+class SessionRecorder:
+    """Records live model calls per calling session and writes one log per session.
+
+    The first session to call (or be declared) is the primary; later sessions default to
+    children of the primary. `createdAt` is strictly increasing in creation order, so child
+    ordinals follow creation order even when the clock does not advance between sessions.
+    """
+
+    def __init__(
+        self,
+        stream_model: StreamModel | None = None,
+        complete_model: CompleteModel | None = None,
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        anonymous_id: str = ANONYMOUS_SESSION_ID,
+    ) -> None:
+        self._stream_model = stream_model
+        self._complete_model = complete_model
+        self._clock = clock
+        self._anonymous_id = anonymous_id
+        self._sessions: dict[str | None, _Session] = {}
+        self._primary: str | None = None
+        self._last_instant: datetime | None = None
+
+    def _created_at(self) -> str:
+        """A creation instant strictly after the previous one, at millisecond resolution."""
+        now = self._clock().astimezone(UTC)
+        instant = now.replace(microsecond=now.microsecond // 1000 * 1000)
+        if self._last_instant is not None and instant <= self._last_instant:
+            instant = self._last_instant + timedelta(milliseconds=1)
+        self._last_instant = instant
+        return format_created_at(instant)
+
+    def declare_session(
+        self, session_id: str, *, parent_session: str | None = None, fork: bool = False
+    ) -> None:
+        """Register a session before its first call; `fork` seeds it with the parent's log.
+
+        A fork child's log begins with every call its parent has finished so far and
+        persists that count as the seed boundary (`seedCalls`), so replay cuts it off.
+        """
+        if session_id in self._sessions:
+            raise_error(
+                SessionError(
+                    SESSION_RECORD,
+                    f"session {session_label(session_id)} is already recorded",
+                    session=session_id,
+                )
+            )
+        parent = parent_session if parent_session is not None else self._primary
+        seed: tuple[RecordedCall, ...] = ()
+        if fork:
+            known = self._sessions.get(parent) if parent is not None else None
+            if known is None:
+                raise_error(
+                    SessionError(
+                        SESSION_RECORD,
+                        f"fork session {session_label(session_id)} needs a recorded parent",
+                        session=session_id,
+                    )
+                )
+            seed = known.calls()
+        self._add(session_id, session_id, parent, seed if fork else None)
+
+    def _add(
+        self,
+        key: str | None,
+        recorded_id: str,
+        parent: str | None,
+        seed: tuple[RecordedCall, ...] | None,
+    ) -> _Session:
+        """Create the session's record; the first one without a parent is the primary."""
+        header = SessionLogHeader(
+            id=recorded_id,
+            created_at=self._created_at(),
+            parent_session=parent,
+            seed_calls=None if seed is None else len(seed),
+        )
+        session = _Session(header, seed or ())
+        self._sessions[key] = session
+        if parent is None and self._primary is None:
+            self._primary = recorded_id
+        return session
+
+    def _session_for(self, session_id: str | None) -> _Session:
+        """The live session's record, created on its first call; mixing kinds fails."""
+        known = self._sessions.get(session_id)
+        if known is not None:
+            return known
+        anonymous_present = None in self._sessions
+        if (session_id is None and self._sessions) or (
+            session_id is not None and anonymous_present
+        ):
+            raise_error(
+                SessionError(
+                    SESSION_MIXED,
+                    f"session {session_label(session_id)} made a model call, but anonymous and "
+                    "identified calls cannot be mixed in one recording",
+                    session=session_id,
+                )
+            )
+        recorded_id = self._anonymous_id if session_id is None else session_id
+        return self._add(session_id, recorded_id, self._primary, None)
+
+    def begin_call(self, request: JsonValue, session_id: str | None = None) -> CallRecording:
+        """Start recording one call of the calling session (explicit id, context, anonymous)."""
+        session_key, _ordinal = resolve_session(session_id, None)
+        digest = request_fingerprint(request, session_key)
+        session = self._session_for(session_key)
+        slot = session.next_slot
+        session.next_slot += 1
+        session.open_slots.add(slot)
+        return CallRecording(session, slot, request, digest)
+
+    async def stream(
+        self, request: JsonValue, session_id: str | None = None
+    ) -> AsyncIterator[JsonValue]:
+        """Stream the live model's chunks to the caller while recording them."""
+        if self._stream_model is None:
+            raise_error(SessionError(SESSION_RECORD, "the recorder has no live streaming model"))
+        call = self.begin_call(request, session_id)
+        try:
+            async for chunk in self._stream_model(request):
+                call.add_chunk(chunk)
+                yield chunk
+        except GeneratorExit:
+            call.finish(streamed=True)  # the caller stopped early: replay what it saw
+            raise
+        except BaseException:
+            call.abandon()
+            raise
+        call.finish(streamed=True)
+
+    async def complete(self, request: JsonValue, session_id: str | None = None) -> JsonValue:
+        """Answer the live model's body for a non-streamed call while recording it."""
+        if self._complete_model is None:
+            raise_error(SessionError(SESSION_RECORD, "the recorder has no live completion model"))
+        call = self.begin_call(request, session_id)
+        try:
+            body = await self._complete_model(request)
+        except BaseException:
+            call.abandon()
+            raise
+        call.add_chunk(body)
+        call.finish(streamed=False)
+        return body
+
+    def logs(self) -> tuple[SessionLog, ...]:
+        """The recorded logs; fails if a call is still open (it would be lost)."""
+        logs: list[SessionLog] = []
+        for key, session in self._sessions.items():
+            if session.open_slots:
+                raise_error(
+                    SessionError(
+                        SESSION_RECORD,
+                        f"session {session_label(key)} still has "
+                        f"{len(session.open_slots)} unfinished model call(s)",
+                        session=key,
+                    )
+                )
+            logs.append(SessionLog(session.header, session.calls()))
+        return tuple(logs)
+
+    async def write(
+        self, directory: str | os.PathLike[str], *, prune_stale: bool = True
+    ) -> tuple[Path, ...]:
+        """Write every session's log into a directory as the next generation per role."""
+        return await write_session_logs(directory, self.logs(), prune_stale=prune_stale)

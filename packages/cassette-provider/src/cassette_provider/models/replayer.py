@@ -1,0 +1,140 @@
+"""Offline model-call replay per calling session: the `stream(request, session_id)` seam."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterable
+
+from cassette_canonical import JsonValue, fingerprint
+from cassette_topology.sessions import (
+    SESSION_REQUEST_INVALID,
+    BindingState,
+    ScriptedCall,
+    SessionError,
+    SessionLog,
+    SessionScript,
+    check_consumed,
+    derive_scripts,
+    next_call,
+    session_label,
+    start_binding,
+)
+from returns.result import Failure, Success
+
+from cassette_provider.models.context import resolve_session
+from cassette_provider.models.errors import ModelReplayError, as_exception, raise_error
+from cassette_provider.models.files import harvest_session_logs
+
+
+def request_fingerprint(request: object, session: str | None) -> str:
+    """Fingerprint a live model request, or fail with a metadata-only error."""
+    match fingerprint(request):
+        case Success(digest):
+            return digest
+        case Failure(_):
+            raise_error(
+                SessionError(
+                    SESSION_REQUEST_INVALID,
+                    f"a model request of session {session_label(session)} is not lossless "
+                    "canonical JSON",
+                    session=session,
+                )
+            )
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class SessionReplayer:
+    """Replays recorded model responses, each live session from its own recorded script.
+
+    State transitions are synchronous (no await between reading and replacing the binding
+    state), so concurrent sessions in one event loop never race. The first failure is kept
+    and raised again by `assert_consumed`, so a client that swallows transport errors (an SDK
+    that wraps them) still fails the test at teardown.
+    """
+
+    def __init__(self, scripts: Iterable[SessionScript]) -> None:
+        self._state: BindingState = start_binding(tuple(scripts))
+        self._failures: list[ModelReplayError] = []
+
+    @classmethod
+    def from_logs(cls, logs: Iterable[SessionLog]) -> SessionReplayer:
+        """Order logs primary-first and derive the scripts (fork children cut at the seed)."""
+        match derive_scripts(logs):
+            case Success(scripts):
+                return cls(scripts)
+            case Failure(error):
+                raise_error(error)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @classmethod
+    async def from_directory(cls, directory: str | os.PathLike[str]) -> SessionReplayer:
+        """Harvest every session log under a directory and replay from it."""
+        return cls.from_logs(await harvest_session_logs(directory))
+
+    @property
+    def scripts(self) -> tuple[SessionScript, ...]:
+        """The scripts in binding order: primary first, then children."""
+        return self._state.scripts
+
+    @property
+    def failures(self) -> tuple[ModelReplayError, ...]:
+        """Every replay failure so far, in the order they happened."""
+        return tuple(self._failures)
+
+    def take(
+        self,
+        request: JsonValue,
+        session_id: str | None = None,
+        *,
+        first_call_ordinal: int | None = None,
+    ) -> ScriptedCall:
+        """Route one live call to its session's next recorded call, or raise a mismatch."""
+        session, ordinal = resolve_session(session_id, first_call_ordinal)
+        try:
+            digest = request_fingerprint(request, session)
+        except ModelReplayError as error:
+            self._failures.append(error)
+            raise
+        match next_call(self._state, session, digest, ordinal):
+            case Success((state, scripted)):
+                self._state = state
+                return scripted
+            case Failure(failure):
+                error = as_exception(failure)
+                self._failures.append(error)
+                raise error
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def stream(
+        self,
+        request: JsonValue,
+        session_id: str | None = None,
+        *,
+        first_call_ordinal: int | None = None,
+    ) -> AsyncIterator[JsonValue]:
+        """Yield the recorded chunks of the session's next call, one by one."""
+        scripted = self.take(request, session_id, first_call_ordinal=first_call_ordinal)
+        for chunk in scripted.call.chunks:
+            yield chunk
+
+    async def complete(
+        self,
+        request: JsonValue,
+        session_id: str | None = None,
+        *,
+        first_call_ordinal: int | None = None,
+    ) -> JsonValue:
+        """Answer the recorded body of a non-streamed call (the chunks of a streamed one)."""
+        scripted = self.take(request, session_id, first_call_ordinal=first_call_ordinal)
+        chunks = scripted.call.chunks
+        return chunks[0] if not scripted.call.streamed else list(chunks)
+
+    def assert_consumed(self) -> None:
+        """Raise the first replay failure, else fail if any recorded call was not replayed."""
+        if self._failures:
+            raise self._failures[0]
+        match check_consumed(self._state):
+            case Success(_):
+                return
+            case Failure(error):
+                raise_error(error)

@@ -1,0 +1,380 @@
+"""Session-log JSONL codec: canonical, hash-chained lines in; verified records out.
+
+Every line is canonical JSON (`cassette_canonical.canonical_json`) ending in `\\n`. The header's
+`hash` is the fingerprint of the header without `hash`; every entry carries the previous line's
+hash as `previousHash` and its own `hash` over the entry without `hash`, as cassettes do, so a
+truncated middle, an edited chunk or a reordered line is detected. Lines are numbered
+physically (1-based), blank lines are skipped, and decoding is strict UTF-8.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Final
+
+from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest, parse_json
+from returns.result import Failure, Result, Success
+
+from cassette_topology.sessions.errors import SESSION_LOG_FORMAT, SessionError
+from cassette_topology.sessions.ordering import created_at_instant
+from cassette_topology.sessions.records import (
+    CHUNK_KIND,
+    HEADER_KIND,
+    REQUEST_KIND,
+    RESPONSE_KIND,
+    SESSION_LOG_FORMAT_NAME,
+    SESSION_LOG_VERSION,
+    RecordedCall,
+    SessionLog,
+    SessionLogHeader,
+)
+
+_HEADER_KEYS: Final = frozenset(
+    {"kind", "format", "version", "id", "createdAt", "parentSession", "seedCalls", "hash"}
+)
+_ENTRY_KEYS: Final = {
+    REQUEST_KIND: frozenset(
+        {"kind", "call", "requestFingerprint", "request", "previousHash", "hash"}
+    ),
+    CHUNK_KIND: frozenset({"kind", "call", "chunk", "previousHash", "hash"}),
+    RESPONSE_KIND: frozenset(
+        {"kind", "call", "streamed", "chunks", "meta", "previousHash", "hash"}
+    ),
+}
+_BLANK: Final = " \t\r"
+
+
+@dataclass(frozen=True, slots=True)
+class _OpenCall:
+    """A call whose request was read and whose response entry has not been seen yet."""
+
+    index: int
+    request: JsonValue
+    request_fingerprint: str
+    chunks: tuple[JsonValue, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ParseState:
+    """The fold state of the line parser: header, finished calls, open call, chain tip."""
+
+    header: SessionLogHeader | None
+    calls: tuple[RecordedCall, ...]
+    open_call: _OpenCall | None
+    previous_hash: str | None
+
+
+def _problem(line: int, message: str) -> SessionError:
+    """A format error located at a physical line."""
+    return SessionError(SESSION_LOG_FORMAT, f"line {line}: {message}", line=line)
+
+
+def _is_count(value: object, minimum: int) -> bool:
+    """An int (never a bool) of at least `minimum` and at most 2^53-1."""
+    return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= 2**53 - 1
+
+
+def _is_text(value: object) -> bool:
+    """A non-empty string."""
+    return isinstance(value, str) and value != ""
+
+
+def _unknown_key(record: dict[str, JsonValue], allowed: frozenset[str]) -> str | None:
+    """The first key (document order) outside a closed record's field set."""
+    return next((key for key in record if key not in allowed), None)
+
+
+def _check_hash(line: int, record: dict[str, JsonValue]) -> Result[str, SessionError]:
+    """Verify a record's own `hash` over the record without it; answer the hash."""
+    claimed = record.get("hash")
+    if not is_digest(claimed) or not isinstance(claimed, str):
+        return Failure(_problem(line, "hash must be a lowercase SHA-256 digest"))
+    body = {key: value for key, value in record.items() if key != "hash"}
+    return (
+        fingerprint(body)
+        .alt(lambda _: _problem(line, "record is not lossless canonical JSON"))
+        .bind(
+            lambda digest: (
+                Success(claimed) if digest == claimed else Failure(_problem(line, "hash mismatch"))
+            )
+        )
+    )
+
+
+def _header_problem(line: int, record: dict[str, JsonValue]) -> SessionError | None:
+    """The first rule a header record breaks, or None."""
+    if record.get("kind") != HEADER_KIND:
+        return _problem(line, "the first record is not a session-log header")
+    unknown = _unknown_key(record, _HEADER_KEYS)
+    if unknown is not None:
+        return _problem(line, f"header.{unknown} is not supported")
+    if record.get("format") != SESSION_LOG_FORMAT_NAME:
+        return _problem(line, f'header.format must be "{SESSION_LOG_FORMAT_NAME}"')
+    version = record.get("version")
+    if not _is_count(version, 1) or version != SESSION_LOG_VERSION:
+        return _problem(line, f"unsupported session-log version (expected {SESSION_LOG_VERSION})")
+    if not _is_text(record.get("id")):
+        return _problem(line, "header.id must be a non-empty string")
+    created_at = record.get("createdAt")
+    if not isinstance(created_at, str) or created_at_instant(created_at) is None:
+        return _problem(line, "header.createdAt must be an ISO timestamp with a time zone")
+    if "parentSession" in record and not _is_text(record["parentSession"]):
+        return _problem(line, "header.parentSession must be a non-empty string when present")
+    if "seedCalls" in record:
+        if not _is_count(record["seedCalls"], 0):
+            return _problem(line, "header.seedCalls must be a non-negative safe integer")
+        if "parentSession" not in record:
+            return _problem(line, "header.seedCalls requires header.parentSession")
+    return None
+
+
+def _read_header(line: int, record: dict[str, JsonValue]) -> Result[_ParseState, SessionError]:
+    """Validate the header record and start the fold."""
+    problem = _header_problem(line, record)
+    if problem is not None:
+        return Failure(problem)
+    parent = record.get("parentSession")
+    seed = record.get("seedCalls")
+    header = SessionLogHeader(
+        id=str(record["id"]),
+        created_at=str(record["createdAt"]),
+        parent_session=parent if isinstance(parent, str) else None,
+        seed_calls=seed if isinstance(seed, int) else None,
+    )
+    return _check_hash(line, record).map(lambda digest: _ParseState(header, (), None, digest))
+
+
+def _entry_problem(
+    line: int, record: dict[str, JsonValue], state: _ParseState
+) -> SessionError | None:
+    """The first rule an entry record breaks given the calls read so far, or None."""
+    kind = record.get("kind")
+    allowed = _ENTRY_KEYS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        return _problem(line, "is not a session-log entry")
+    unknown = _unknown_key(record, allowed)
+    if unknown is not None:
+        return _problem(line, f"{unknown} is not supported")
+    call = record.get("call")
+    if not _is_count(call, 1):
+        return _problem(line, "call must be a positive safe integer")
+    open_call = state.open_call
+    if kind == REQUEST_KIND:
+        if open_call is not None:
+            return _problem(line, f"call {open_call.index} has no response before a new request")
+        if call != len(state.calls) + 1:
+            return _problem(line, f"expected a request for call {len(state.calls) + 1}")
+        if "request" not in record:
+            return _problem(line, "request is missing")
+        if not is_digest(record.get("requestFingerprint")):
+            return _problem(line, "requestFingerprint must be a lowercase SHA-256 digest")
+    else:
+        if open_call is None or call != open_call.index:
+            return _problem(line, f"{kind} does not follow the request of call {call}")
+        if kind == CHUNK_KIND and "chunk" not in record:
+            return _problem(line, "chunk is missing")
+        if kind == RESPONSE_KIND:
+            streamed = record.get("streamed")
+            count = record.get("chunks")
+            if not isinstance(streamed, bool):
+                return _problem(line, "streamed must be a boolean")
+            if not _is_count(count, 0) or count != len(open_call.chunks):
+                return _problem(line, "chunks must count the chunk entries of the call")
+            if not streamed and count != 1:
+                return _problem(line, "a non-streamed response has exactly one chunk")
+            if "meta" in record and not isinstance(record["meta"], dict):
+                return _problem(line, "meta must be an object when present")
+    if record.get("previousHash") != state.previous_hash:
+        return _problem(line, "hash chain points to the wrong previous record")
+    return None
+
+
+def _apply_entry(
+    line: int, record: dict[str, JsonValue], state: _ParseState, digest: str
+) -> Result[_ParseState, SessionError]:
+    """Fold one validated entry into the state."""
+    kind = record["kind"]
+    open_call = state.open_call
+    if kind == REQUEST_KIND:
+        request = record["request"]
+        claimed = str(record["requestFingerprint"])
+        return (
+            fingerprint(request)
+            .alt(lambda _: _problem(line, "request is not lossless canonical JSON"))
+            .bind(
+                lambda actual: (
+                    Success(
+                        replace(
+                            state,
+                            open_call=_OpenCall(len(state.calls) + 1, request, claimed, ()),
+                            previous_hash=digest,
+                        )
+                    )
+                    if actual == claimed
+                    else Failure(_problem(line, "requestFingerprint does not match the request"))
+                )
+            )
+        )
+    assert open_call is not None  # _entry_problem guarantees an open call here
+    if kind == CHUNK_KIND:
+        grown = replace(open_call, chunks=(*open_call.chunks, record["chunk"]))
+        return Success(replace(state, open_call=grown, previous_hash=digest))
+    finished = RecordedCall(
+        index=open_call.index,
+        request=open_call.request,
+        request_fingerprint=open_call.request_fingerprint,
+        streamed=bool(record["streamed"]),
+        chunks=open_call.chunks,
+        meta=record.get("meta"),
+    )
+    return Success(
+        replace(state, calls=(*state.calls, finished), open_call=None, previous_hash=digest)
+    )
+
+
+def _read_entry(
+    line: int, record: dict[str, JsonValue], state: _ParseState
+) -> Result[_ParseState, SessionError]:
+    """Validate one entry against the fold state, verify its hash and fold it in."""
+    problem = _entry_problem(line, record, state)
+    if problem is not None:
+        return Failure(problem)
+    return _check_hash(line, record).bind(lambda digest: _apply_entry(line, record, state, digest))
+
+
+def _step(state: _ParseState | None, line: int, text: str) -> Result[_ParseState, SessionError]:
+    """Parse one non-blank line and fold it: the first is the header, the rest are entries."""
+
+    def fold(value: JsonValue) -> Result[_ParseState, SessionError]:
+        if not isinstance(value, dict):
+            return Failure(_problem(line, "must be a JSON object"))
+        if state is None:
+            return _read_header(line, value)
+        return _read_entry(line, value, state)
+
+    return parse_json(text).alt(lambda _: _problem(line, "is not valid JSON")).bind(fold)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """Number the non-blank lines physically; split on LF, drop a CR before it."""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if raw.strip(_BLANK):
+            yield number, raw.removesuffix("\r")
+
+
+def _finish(state: _ParseState | None, source: str | None) -> Result[SessionLog, SessionError]:
+    """Check what only the whole file can show, then build the log."""
+    if state is None or state.header is None:
+        return Failure(SessionError(SESSION_LOG_FORMAT, "session log is empty"))
+    if state.open_call is not None:
+        return Failure(
+            SessionError(
+                SESSION_LOG_FORMAT,
+                f"call {state.open_call.index} has a request but no response",
+                call_index=state.open_call.index,
+            )
+        )
+    seed = state.header.seed_calls
+    if seed is not None and seed > len(state.calls):
+        return Failure(
+            SessionError(
+                SESSION_LOG_FORMAT,
+                f"header.seedCalls {seed} is beyond the {len(state.calls)} recorded call(s)",
+            )
+        )
+    return Success(SessionLog(state.header, state.calls, source))
+
+
+def parse_session_log(
+    data: str | bytes, source: str | None = None
+) -> Result[SessionLog, SessionError]:
+    """Parse and chain-verify a session log; failures name the physical line."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1
+            return Failure(_problem(line, "is not valid UTF-8"))
+    else:
+        text = data
+    folded: Result[_ParseState | None, SessionError] = Success(None)
+    for number, line_text in _lines(text):
+        folded = folded.bind(
+            lambda state, number=number, line_text=line_text: _step(state, number, line_text)
+        )
+    return folded.bind(lambda state: _finish(state, source))
+
+
+def _chain(records: list[dict[str, JsonValue]]) -> Result[str, SessionError]:
+    """Link records (header first) by previousHash, hash each, and join canonical lines."""
+    lines: list[str] = []
+    tip: Result[str | None, SessionError] = Success(None)
+    for record in records:
+        tip = tip.bind(lambda previous, record=record: _emit(lines, record, previous))
+    return tip.map(lambda _: "".join(lines))
+
+
+def _emit(
+    lines: list[str], record: dict[str, JsonValue], previous: str | None
+) -> Result[str | None, SessionError]:
+    """Append one record's canonical line (entries point at `previous`); answer its hash."""
+    linked = record if previous is None else {**record, "previousHash": previous}
+
+    def write(digest: str) -> Result[str | None, SessionError]:
+        line = canonical_json({**linked, "hash": digest}).alt(_not_lossless)
+        return line.map(lambda text: lines.append(text + "\n")).map(lambda _: digest)
+
+    return fingerprint(linked).alt(_not_lossless).bind(write)
+
+
+def _not_lossless(_: object) -> SessionError:
+    """The encoder's error for values canonical JSON cannot hold."""
+    return SessionError(SESSION_LOG_FORMAT, "session log value is not lossless canonical JSON")
+
+
+def header_record(header: SessionLogHeader) -> dict[str, JsonValue]:
+    """The on-disk header object without its hash."""
+    record: dict[str, JsonValue] = {
+        "kind": HEADER_KIND,
+        "format": SESSION_LOG_FORMAT_NAME,
+        "version": SESSION_LOG_VERSION,
+        "id": header.id,
+        "createdAt": header.created_at,
+    }
+    if header.parent_session is not None:
+        record["parentSession"] = header.parent_session
+    if header.seed_calls is not None:
+        record["seedCalls"] = header.seed_calls
+    return record
+
+
+def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
+    """The on-disk entries of one call (request, chunks, response) without chain fields."""
+    records: list[dict[str, JsonValue]] = [
+        {
+            "kind": REQUEST_KIND,
+            "call": call.index,
+            "requestFingerprint": call.request_fingerprint,
+            "request": call.request,
+        }
+    ]
+    records.extend({"kind": CHUNK_KIND, "call": call.index, "chunk": c} for c in call.chunks)
+    response: dict[str, JsonValue] = {
+        "kind": RESPONSE_KIND,
+        "call": call.index,
+        "streamed": call.streamed,
+        "chunks": len(call.chunks),
+    }
+    if call.meta is not None:
+        response["meta"] = call.meta
+    records.append(response)
+    return records
+
+
+def encode_session_log(log: SessionLog) -> Result[str, SessionError]:
+    """Write a log as canonical, hash-chained JSONL text that `parse_session_log` accepts."""
+    records = [header_record(log.header)]
+    for call in log.calls:
+        records.extend(call_records(call))
+    return _chain(records).bind(lambda text: parse_session_log(text).map(lambda _: text))

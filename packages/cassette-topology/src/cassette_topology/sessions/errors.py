@@ -1,0 +1,58 @@
+"""The one error type of per-session model replay: a stable code, a message and a location."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from cassette_canonical import JsonValue
+
+#: A session log is malformed (the message names the line).
+SESSION_LOG_FORMAT: Final = "SESSION_LOG_FORMAT"
+#: A session log file cannot be read.
+SESSION_LOG_READ: Final = "SESSION_LOG_READ"
+#: A harvested set of logs has no primary, several primaries or repeated ids.
+SESSION_HARVEST: Final = "SESSION_HARVEST"
+#: More live sessions called the model than the recording has scripts.
+SESSION_EXTRA: Final = "SESSION_EXTRA"
+#: A live session asked for more calls than its recorded script holds.
+SESSION_EXHAUSTED: Final = "SESSION_EXHAUSTED"
+#: A live request differs from the recorded one at the same call index.
+SESSION_REQUEST_CHANGED: Final = "SESSION_REQUEST_CHANGED"
+#: Calls without a session id were mixed with identified calls.
+SESSION_MIXED: Final = "SESSION_MIXED"
+#: An explicit first-call ordinal is out of range, taken, or contradicts a binding.
+SESSION_ORDINAL: Final = "SESSION_ORDINAL"
+#: Recorded calls were left unconsumed when the replay ended.
+SESSION_UNCONSUMED: Final = "SESSION_UNCONSUMED"
+#: A model request is not lossless canonical JSON, so it cannot be fingerprinted.
+SESSION_REQUEST_INVALID: Final = "SESSION_REQUEST_INVALID"
+#: A recording cannot be completed (a call never finished, a session declared twice).
+SESSION_RECORD: Final = "SESSION_RECORD"
+
+#: How an anonymous live session (calls without a session id) is named in messages.
+ANONYMOUS_SESSION_LABEL: Final = "<anonymous>"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionError:
+    """A failure of session-log parsing, harvest or binding; metadata only, never bodies."""
+
+    code: str
+    message: str
+    session: str | None = None
+    call_index: int | None = None
+    line: int | None = None
+    diagnostic: Mapping[str, JsonValue] | None = field(default=None, compare=False)
+
+
+def quote(text: str) -> str:
+    """JSON-quote an id for a message so control characters cannot forge output lines."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def session_label(session_id: str | None) -> str:
+    """Name a live session in a message: its quoted id, or the anonymous label."""
+    return ANONYMOUS_SESSION_LABEL if session_id is None else quote(session_id)

@@ -1,0 +1,86 @@
+"""Primary-first ordering of recorded sessions: the parentless one, then children by createdAt.
+
+Ties on `createdAt` are broken by the recorded id, compared by UTF-16 code units as the
+reference runtime compares strings, so the order is the same in every implementation
+(LLMREPLAY-5, LLMREPLAY-9). The position in this order is the child's ordinal: 1, 2, ….
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
+from typing import Final
+
+from cassette_canonical import utf16_sort_key
+from returns.result import Failure, Result, Success
+
+from cassette_topology.sessions.errors import SESSION_HARVEST, SessionError, quote
+from cassette_topology.sessions.records import SessionLog, SessionLogHeader
+
+_DATE_TIME: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))?",
+    re.ASCII,
+)
+
+
+def created_at_instant(text: str) -> datetime | None:
+    """Read an RFC 3339 date-time (with Z or an offset) or an ISO date; None otherwise."""
+    if _DATE_TIME.fullmatch(text) is None:
+        return None
+    try:
+        if len(text) == 10:
+            return datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+        return datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _order_key(header: SessionLogHeader) -> tuple[datetime, bytes]:
+    """Children sort by creation instant, then by id in UTF-16 code-unit order."""
+    instant = created_at_instant(header.created_at) or datetime.min.replace(tzinfo=UTC)
+    return instant, utf16_sort_key(header.id)
+
+
+def order_headers(
+    headers: Iterable[SessionLogHeader],
+) -> Result[tuple[SessionLogHeader, ...], SessionError]:
+    """Order headers primary-first; exactly one primary and distinct ids are required."""
+    listed = tuple(headers)
+    if not listed:
+        return Failure(SessionError(SESSION_HARVEST, "no session logs were found"))
+    seen: set[str] = set()
+    for header in listed:
+        if header.id in seen:
+            return Failure(
+                SessionError(
+                    SESSION_HARVEST,
+                    f"session {quote(header.id)} is recorded by more than one log",
+                    session=header.id,
+                )
+            )
+        seen.add(header.id)
+    primaries = [header for header in listed if header.is_primary]
+    if len(primaries) != 1:
+        found = "no" if not primaries else f"{len(primaries)}"
+        return Failure(
+            SessionError(
+                SESSION_HARVEST,
+                f"expected exactly one primary session (a log without parentSession), "
+                f"found {found}",
+            )
+        )
+    children = sorted((h for h in listed if not h.is_primary), key=_order_key)
+    return Success((primaries[0], *children))
+
+
+def order_primary_first(
+    logs: Iterable[SessionLog],
+) -> Result[tuple[SessionLog, ...], SessionError]:
+    """Order session logs primary-first, children by createdAt then id (LLMREPLAY-9)."""
+    listed = tuple(logs)
+    by_id = {log.header.id: log for log in listed}
+    return order_headers(log.header for log in listed).map(
+        lambda headers: tuple(by_id[header.id] for header in headers)
+    )

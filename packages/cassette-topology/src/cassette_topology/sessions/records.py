@@ -1,0 +1,62 @@
+"""Frozen records of one session log: its header and its recorded model calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from cassette_canonical import JsonValue
+
+#: The `format` string of a session log header.
+SESSION_LOG_FORMAT_NAME: Final = "cassette-session-log"
+#: The only session-log schema version this package reads and writes.
+SESSION_LOG_VERSION: Final = 1
+
+HEADER_KIND: Final = "session-log/header"
+REQUEST_KIND: Final = "session-log/request"
+CHUNK_KIND: Final = "session-log/chunk"
+RESPONSE_KIND: Final = "session-log/response"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLogHeader:
+    """Who the recorded session was: id, creation time, parent and fork seed boundary.
+
+    `seed_calls` is the persisted fork seed boundary: the first `seed_calls` calls of a fork
+    child's log are the parent's seeded prefix and never part of the child's script.
+    """
+
+    id: str
+    created_at: str
+    parent_session: str | None = None
+    seed_calls: int | None = None
+
+    @property
+    def is_primary(self) -> bool:
+        """A session without a parent is the top-level (primary) session."""
+        return self.parent_session is None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCall:
+    """One model call of a session: the request, its fingerprint and the response chunks.
+
+    A non-streamed response is exactly one chunk (the whole body); `meta` is an optional
+    adapter-owned object (an HTTP status, a content type) that the generic seam ignores.
+    """
+
+    index: int
+    request: JsonValue
+    request_fingerprint: str
+    streamed: bool
+    chunks: tuple[JsonValue, ...]
+    meta: JsonValue = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLog:
+    """A parsed, chain-verified session log; `source` is where it was read from, if known."""
+
+    header: SessionLogHeader
+    calls: tuple[RecordedCall, ...]
+    source: str | None = None
