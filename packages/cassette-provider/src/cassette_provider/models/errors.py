@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from cassette_canonical import JsonValue
 from cassette_topology.sessions import (
@@ -12,6 +12,9 @@ from cassette_topology.sessions import (
     SESSION_LOG_READ,
     SessionError,
 )
+from returns.result import Failure, Result
+
+_Value = TypeVar("_Value")
 
 
 class ModelReplayError(Exception):
@@ -51,3 +54,10 @@ def as_exception(error: SessionError) -> ModelReplayError:
 def raise_error(error: SessionError) -> NoReturn:
     """Raise a core error as its exception (only at the edge)."""
     raise as_exception(error)
+
+
+def value_or_raise(result: Result[_Value, SessionError]) -> _Value:
+    """The success value, or the failure raised as its exception (only at the edge)."""
+    if isinstance(result, Failure):
+        raise_error(result.failure())
+    return result.unwrap()

@@ -19,9 +19,8 @@ from cassette_topology.sessions import (
     select_session_log_paths,
     stale_role_names,
 )
-from returns.result import Failure, Success
 
-from cassette_provider.models.errors import raise_error
+from cassette_provider.models.errors import raise_error, value_or_raise
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -35,12 +34,8 @@ def _read_bytes(path: Path) -> bytes:
 def load_session_log(path: str | os.PathLike[str]) -> SessionLog:
     """Read and verify one session log; raises SessionLogFormatError naming the line."""
     resolved = Path(path).resolve()
-    match parse_session_log(_read_bytes(resolved), source=str(resolved)):
-        case Success(log):
-            return log
-        case Failure(error):
-            raise_error(_located(error, resolved))
-    raise AssertionError("unreachable")  # pragma: no cover
+    parsed = parse_session_log(_read_bytes(resolved), source=str(resolved))
+    return value_or_raise(parsed.alt(lambda error: _located(error, resolved)))
 
 
 def _located(error: SessionError, path: Path) -> SessionError:
@@ -72,12 +67,8 @@ def harvest_session_logs_sync(directory: str | os.PathLike[str]) -> tuple[Sessio
             SessionError(SESSION_LOG_READ, f'cannot read session directory "{root.resolve()}"')
         )
     logs = [load_session_log(root / path) for path in select_session_log_paths(_listing(root))]
-    match order_primary_first(logs):
-        case Success(ordered):
-            return ordered
-        case Failure(error):
-            raise_error(_located(error, root.resolve()))
-    raise AssertionError("unreachable")  # pragma: no cover
+    ordered = order_primary_first(logs)
+    return value_or_raise(ordered.alt(lambda error: _located(error, root.resolve())))
 
 
 async def harvest_session_logs(directory: str | os.PathLike[str]) -> tuple[SessionLog, ...]:
@@ -102,18 +93,8 @@ def write_session_logs_sync(
     """
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
-    match order_primary_first(logs):
-        case Success(ordered):
-            pass
-        case Failure(error):
-            raise_error(error)
-    texts: list[str] = []
-    for log in ordered:
-        match encode_session_log(log):
-            case Success(text):
-                texts.append(text)
-            case Failure(error):
-                raise_error(error)
+    ordered = value_or_raise(order_primary_first(logs))
+    texts = [value_or_raise(encode_session_log(log)) for log in ordered]
     existing = [p.name for p in root.iterdir() if parse_session_log_name(p.name) is not None]
     names = next_generation_names(existing, len(ordered))
     written: list[Path] = []

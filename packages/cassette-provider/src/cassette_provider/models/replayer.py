@@ -19,28 +19,21 @@ from cassette_topology.sessions import (
     session_label,
     start_binding,
 )
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from cassette_provider.models.context import resolve_session
-from cassette_provider.models.errors import ModelReplayError, as_exception, raise_error
+from cassette_provider.models.errors import ModelReplayError, as_exception, value_or_raise
 from cassette_provider.models.files import harvest_session_logs
 
 
 def request_fingerprint(request: object, session: str | None) -> str:
     """Fingerprint a live model request, or fail with a metadata-only error."""
-    match fingerprint(request):
-        case Success(digest):
-            return digest
-        case Failure(_):
-            raise_error(
-                SessionError(
-                    SESSION_REQUEST_INVALID,
-                    f"a model request of session {session_label(session)} is not lossless "
-                    "canonical JSON",
-                    session=session,
-                )
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
+    invalid = SessionError(
+        SESSION_REQUEST_INVALID,
+        f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        session=session,
+    )
+    return value_or_raise(fingerprint(request).alt(lambda _: invalid))
 
 
 class SessionReplayer:
@@ -59,12 +52,7 @@ class SessionReplayer:
     @classmethod
     def from_logs(cls, logs: Iterable[SessionLog]) -> SessionReplayer:
         """Order logs primary-first and derive the scripts (fork children cut at the seed)."""
-        match derive_scripts(logs):
-            case Success(scripts):
-                return cls(scripts)
-            case Failure(error):
-                raise_error(error)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return cls(value_or_raise(derive_scripts(logs)))
 
     @classmethod
     async def from_directory(cls, directory: str | os.PathLike[str]) -> SessionReplayer:
@@ -95,15 +83,13 @@ class SessionReplayer:
         except ModelReplayError as error:
             self._failures.append(error)
             raise
-        match next_call(self._state, session, digest, ordinal):
-            case Success((state, scripted)):
-                self._state = state
-                return scripted
-            case Failure(failure):
-                error = as_exception(failure)
-                self._failures.append(error)
-                raise error
-        raise AssertionError("unreachable")  # pragma: no cover
+        routed = next_call(self._state, session, digest, ordinal)
+        if isinstance(routed, Failure):
+            mismatch = as_exception(routed.failure())
+            self._failures.append(mismatch)
+            raise mismatch
+        self._state, scripted = routed.unwrap()
+        return scripted
 
     async def stream(
         self,
@@ -133,8 +119,4 @@ class SessionReplayer:
         """Raise the first replay failure, else fail if any recorded call was not replayed."""
         if self._failures:
             raise self._failures[0]
-        match check_consumed(self._state):
-            case Success(_):
-                return
-            case Failure(error):
-                raise_error(error)
+        value_or_raise(check_consumed(self._state))

@@ -16,7 +16,6 @@ from typing import Final
 
 import httpx
 from cassette_canonical import JsonValue, canonical_json, parse_json
-from returns.result import Success
 
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
 from cassette_provider.models.replayer import SessionReplayer
@@ -32,11 +31,8 @@ _EVENT_STREAM: Final = "text/event-stream"
 
 def _body_value(content: bytes) -> JsonValue:
     """A request or response body as JSON when it is JSON, else as its text."""
-    match parse_json(content):
-        case Success(value):
-            return value
-        case _:
-            return content.decode("utf-8", errors="replace")
+    text: JsonValue = content.decode("utf-8", errors="replace")
+    return parse_json(content).value_or(text)
 
 
 def model_request(request: httpx.Request) -> JsonValue:
@@ -195,9 +191,6 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         if meta.get("body") == "text" and isinstance(body, str):
             content = body.encode("utf-8")
         else:
-            match canonical_json(body):
-                case Success(text):
-                    content = text.encode("utf-8")
-                case _:  # pragma: no cover - bodies were verified canonical when loaded
-                    content = b""
+            # bodies were verified canonical when the log was loaded, so this cannot fall back
+            content = canonical_json(body).value_or("").encode("utf-8")
         return httpx.Response(status_code, headers=headers, content=content, request=request)

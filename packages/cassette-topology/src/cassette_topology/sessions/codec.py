@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest, parse_json
@@ -243,10 +244,12 @@ def _read_entry(
     return _check_hash(line, record).bind(lambda digest: _apply_entry(line, record, state, digest))
 
 
-def _step(state: _ParseState | None, line: int, text: str) -> Result[_ParseState, SessionError]:
+def _step(
+    line: int, text: str, state: _ParseState | None
+) -> Result[_ParseState | None, SessionError]:
     """Parse one non-blank line and fold it: the first is the header, the rest are entries."""
 
-    def fold(value: JsonValue) -> Result[_ParseState, SessionError]:
+    def fold(value: JsonValue) -> Result[_ParseState | None, SessionError]:
         if not isinstance(value, dict):
             return Failure(_problem(line, "must be a JSON object"))
         if state is None:
@@ -300,9 +303,7 @@ def parse_session_log(
         text = data
     folded: Result[_ParseState | None, SessionError] = Success(None)
     for number, line_text in _lines(text):
-        folded = folded.bind(
-            lambda state, number=number, line_text=line_text: _step(state, number, line_text)
-        )
+        folded = folded.bind(partial(_step, number, line_text))
     return folded.bind(lambda state: _finish(state, source))
 
 
@@ -311,7 +312,7 @@ def _chain(records: list[dict[str, JsonValue]]) -> Result[str, SessionError]:
     lines: list[str] = []
     tip: Result[str | None, SessionError] = Success(None)
     for record in records:
-        tip = tip.bind(lambda previous, record=record: _emit(lines, record, previous))
+        tip = tip.bind(partial(_emit, lines, record))
     return tip.map(lambda _: "".join(lines))
 
 
