@@ -17,11 +17,12 @@ from cassette_provider.models import (
     session_scope,
 )
 from cassette_provider.models.transport import (
+    ORDINAL_HEADER,
     SESSION_HEADER,
     RecordingTransport,
     ReplayTransport,
 )
-from cassette_topology.sessions import SESSION_EXTRA
+from cassette_topology.sessions import SESSION_EXTRA, SESSION_ORDINAL
 from llmreplay.scenario import CANARY_PROMPT
 
 
@@ -202,3 +203,46 @@ async def test_an_unrecorded_second_session_fails_through_the_sdk(tmp_path: Path
     assert caught.value.code == SESSION_EXTRA
     assert '"live-stranger"' in str(caught.value)
     assert CANARY_PROMPT not in str(caught.value)
+
+
+async def test_explicit_ordinal_header_binds_background_children(tmp_path: Path) -> None:
+    # LLMREPLAY-11: child 2 makes its first call before child 1; ordinals pin the scripts
+    upstream = FakeUpstream()
+    recorder = SessionRecorder()
+    async with _client(RecordingTransport(upstream.transport, recorder)) as client:
+        for session_id in ("rec-parent", "rec-child-1", "rec-child-2"):
+            with session_scope(session_id):
+                await _ask(client, f"{session_id} work", stream=False)
+    replayer = SessionReplayer.from_logs(recorder.logs())
+    answers: dict[str, str] = {}
+    async with _client(ReplayTransport(replayer)) as client:
+        for live, recorded, ordinal in (
+            ("p", "rec-parent", "0"),
+            ("bg-2", "rec-child-2", "2"),
+            ("bg-1", "rec-child-1", "1"),
+        ):
+            answers[live] = (
+                await client.chat.completions.create(
+                    model="fake",
+                    messages=[{"role": "user", "content": f"{recorded} work"}],
+                    extra_headers={SESSION_HEADER: live, ORDINAL_HEADER: ordinal},
+                )
+            ).choices[0].message.content or ""
+    assert answers == {
+        "p": "echo rec-parent work",
+        "bg-2": "echo rec-child-2 work",
+        "bg-1": "echo rec-child-1 work",
+    }
+    replayer.assert_consumed()
+
+
+async def test_a_malformed_ordinal_header_fails_loudly() -> None:
+    replayer = SessionReplayer(())
+    async with httpx.AsyncClient(transport=ReplayTransport(replayer)) as client:
+        with pytest.raises(SessionReplayMismatchError) as caught:
+            await client.post(
+                "http://h/v1/chat/completions",
+                json={},
+                headers={SESSION_HEADER: "s", ORDINAL_HEADER: "-1"},
+            )
+    assert caught.value.code == SESSION_ORDINAL

@@ -11,12 +11,15 @@ This module imports httpx; `cassette_provider.models` does not, so httpx stays o
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Final
 
 import httpx
 from cassette_canonical import JsonValue, canonical_json, parse_json
+from cassette_topology.sessions import SESSION_ORDINAL, SessionError, session_label
 
+from cassette_provider.models.errors import raise_error
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
 from cassette_provider.models.replayer import SessionReplayer
 from cassette_provider.models.sse import SseDecoder, encode_event
@@ -27,6 +30,7 @@ SESSION_HEADER: Final = "x-cassette-session"
 ORDINAL_HEADER: Final = "x-cassette-session-ordinal"
 
 _EVENT_STREAM: Final = "text/event-stream"
+_ORDINAL: Final = re.compile(r"0|[1-9][0-9]{0,8}", re.ASCII)
 
 
 def _body_value(content: bytes) -> JsonValue:
@@ -55,8 +59,18 @@ def _session_of(request: httpx.Request) -> tuple[str | None, int | None]:
     """The session id and optional first-call ordinal a request carries in its headers."""
     session = request.headers.get(SESSION_HEADER)
     ordinal_text = request.headers.get(ORDINAL_HEADER)
-    ordinal = int(ordinal_text) if ordinal_text is not None and ordinal_text.isdigit() else None
-    return session, ordinal
+    if ordinal_text is None:
+        return session, None
+    if _ORDINAL.fullmatch(ordinal_text) is None:
+        raise_error(
+            SessionError(
+                SESSION_ORDINAL,
+                f"session {session_label(session)} sent a {ORDINAL_HEADER} header that is not "
+                "a non-negative decimal integer",
+                session=session,
+            )
+        )
+    return session, int(ordinal_text)
 
 
 def _without_session_headers(request: httpx.Request) -> httpx.Request:
