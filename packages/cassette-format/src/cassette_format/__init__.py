@@ -1,3 +1,55 @@
-"""cassette-format: see README.md; filled in by its issue."""
+"""cassette-format: dsh-subagent-cassette v1 records, strict verification, summaries, writer."""
 
-__all__: list[str] = []
+from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteError, CassetteFormatError
+from cassette_format.records import (
+    CASSETTE_FORMAT,
+    CASSETTE_VERSION,
+    TARGET_DSH_SUBAGENT,
+    Capabilities,
+    CassetteHeader,
+    CassetteInteraction,
+    FullRequest,
+    FullRequestView,
+    InteractionBody,
+    MetadataRequestView,
+    Outcome,
+    ProviderFacts,
+    RecordedError,
+    RequestMetadata,
+    RequestStorage,
+    RequestView,
+    ResultErrorOutcome,
+    ResultOutcome,
+    StartErrorOutcome,
+    StopReasonCategory,
+    Timing,
+    ToolFilter,
+)
+
+__all__ = [
+    "CASSETTE_FORMAT",
+    "CASSETTE_FORMAT_CODE",
+    "CASSETTE_VERSION",
+    "TARGET_DSH_SUBAGENT",
+    "Capabilities",
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteHeader",
+    "CassetteInteraction",
+    "FullRequest",
+    "FullRequestView",
+    "InteractionBody",
+    "MetadataRequestView",
+    "Outcome",
+    "ProviderFacts",
+    "RecordedError",
+    "RequestMetadata",
+    "RequestStorage",
+    "RequestView",
+    "ResultErrorOutcome",
+    "ResultOutcome",
+    "StartErrorOutcome",
+    "StopReasonCategory",
+    "Timing",
+    "ToolFilter",
+]
