@@ -1,0 +1,83 @@
+"""Stable call keys: `<parentKey>/<label>-<hex12>~<occurrence>` (TOPO-4)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from cassette_canonical import fingerprint
+from returns.result import Result
+
+from cassette_topology.errors import NOT_CANONICAL, TopologyError
+
+#: The parent key of every call made by the cassette's one logical root (TOPO-2).
+ROOT_KEY: Final = "root"
+#: The label segment used when a request has no label, or one that normalizes to nothing.
+DEFAULT_LABEL: Final = "agent"
+
+_OUTSIDE_LABEL_ALPHABET: Final = re.compile(r"[^a-z0-9]+")
+_LABEL_LIMIT: Final = 32
+_DIGEST_PREFIX_LENGTH: Final = len("sha256:")
+_IDENTITY_HEX_LENGTH: Final = 12
+
+GroupKey = tuple[str, str, str]
+"""(parentKey, parentContextFingerprint, requestFingerprint): one duplicate group."""
+
+
+def readable_label(label: str | None) -> str:
+    """The label segment of a call key: lowercased, runs outside [a-z0-9] become one `-`."""
+    if label is None:
+        return DEFAULT_LABEL
+    dashed = _OUTSIDE_LABEL_ALPHABET.sub("-", label.lower())
+    # JS `.replace(/^-|-$/g, "")` drops at most one dash at each end, then slices.
+    if dashed.startswith("-"):
+        dashed = dashed[1:]
+    if dashed.endswith("-"):
+        dashed = dashed[:-1]
+    return dashed[:_LABEL_LIMIT] or DEFAULT_LABEL
+
+
+def identity_hex(
+    parent_context_fingerprint: str, request_fingerprint: str
+) -> Result[str, TopologyError]:
+    """First 12 hex characters of the digest of both fingerprints: the key's identity part."""
+    return (
+        fingerprint(
+            {
+                "parentContextFingerprint": parent_context_fingerprint,
+                "requestFingerprint": request_fingerprint,
+            }
+        )
+        .map(
+            lambda digest: digest[
+                _DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH
+            ]
+        )
+        .alt(
+            lambda error: TopologyError(
+                NOT_CANONICAL,
+                "call identity is not lossless canonical JSON",
+                canonical_code=error.code,
+            )
+        )
+    )
+
+
+def call_key(
+    parent_key: str,
+    label: str | None,
+    parent_context_fingerprint: str,
+    request_fingerprint: str,
+    occurrence: int,
+) -> Result[str, TopologyError]:
+    """The stable key of one call under its parent (TOPO-4)."""
+    return identity_hex(parent_context_fingerprint, request_fingerprint).map(
+        lambda hex12: f"{parent_key}/{readable_label(label)}-{hex12}~{occurrence}"
+    )
+
+
+def group_key(
+    parent_key: str, parent_context_fingerprint: str, request_fingerprint: str
+) -> GroupKey:
+    """The duplicate-group identity shared by every occurrence of one request under one parent."""
+    return (parent_key, parent_context_fingerprint, request_fingerprint)

@@ -1,0 +1,204 @@
+"""Mismatch diagnostics: which of five reasons applies, and metadata-only candidate views."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol, TypeVar
+
+from cassette_canonical import canonical_json
+from cassette_format.records import RequestMetadata
+
+MismatchReason = Literal[
+    "group-exhausted",
+    "parent-not-found",
+    "parent-context-changed",
+    "request-changed",
+    "parent-and-request-changed",
+]
+
+_SAMPLE_SIZE: Final = 3
+
+
+class RecordedIdentity(Protocol):
+    """What the DIAG-2 decision reads of a recorded interaction."""
+
+    @property
+    def parent_key(self) -> str: ...
+    @property
+    def parent_context_fingerprint(self) -> str: ...
+    @property
+    def request_fingerprint(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticRequest:
+    """The live call's identity and metadata (DIAG-3 `actual`)."""
+
+    parent_key: str
+    parent_context_fingerprint: str
+    request_fingerprint: str
+    request_metadata: RequestMetadata
+
+    def as_document(self) -> dict[str, object]:
+        """Plain data in the reference key order."""
+        return {
+            "parentKey": self.parent_key,
+            "parentContextFingerprint": self.parent_context_fingerprint,
+            "requestFingerprint": self.request_fingerprint,
+            "requestMetadata": self.request_metadata.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticCandidate:
+    """A recorded interaction as a diagnostic may show it: identity, metadata, consumption."""
+
+    sequence: int
+    call_key: str
+    parent_key: str
+    parent_context_fingerprint: str
+    occurrence: int
+    request_fingerprint: str
+    request_metadata: RequestMetadata
+    consumed: bool
+
+    def as_document(self) -> dict[str, object]:
+        """Plain data in the reference key order."""
+        return {
+            "sequence": self.sequence,
+            "callKey": self.call_key,
+            "parentKey": self.parent_key,
+            "parentContextFingerprint": self.parent_context_fingerprint,
+            "occurrence": self.occurrence,
+            "requestFingerprint": self.request_fingerprint,
+            "requestMetadata": self.request_metadata.to_json(),
+            "consumed": self.consumed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDiagnostic:
+    """The live call would consume `candidate`, the head of its exact group."""
+
+    actual: DiagnosticRequest
+    candidate: DiagnosticCandidate
+
+    @property
+    def status(self) -> Literal["match"]:
+        """Always `match`."""
+        return "match"
+
+    def as_document(self) -> dict[str, object]:
+        """Plain data in the reference key order."""
+        return {
+            "status": "match",
+            "actual": self.actual.as_document(),
+            "candidate": self.candidate.as_document(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MismatchDiagnostic:
+    """Why no recorded interaction matches, with candidates in sequence order (DIAG-3)."""
+
+    reason: MismatchReason
+    actual: DiagnosticRequest
+    candidates: tuple[DiagnosticCandidate, ...]
+
+    @property
+    def status(self) -> Literal["mismatch"]:
+        """Always `mismatch`."""
+        return "mismatch"
+
+    def as_document(self) -> dict[str, object]:
+        """Plain data in the reference key order."""
+        return {
+            "status": "mismatch",
+            "reason": self.reason,
+            "actual": self.actual.as_document(),
+            "candidates": [candidate.as_document() for candidate in self.candidates],
+        }
+
+
+Diagnostic = MatchDiagnostic | MismatchDiagnostic
+
+T = TypeVar("T", bound=RecordedIdentity)
+
+
+def decide_reason(
+    parent_key: str,
+    parent_context_fingerprint: str,
+    request_fingerprint: str,
+    by_sequence: Sequence[T],
+) -> tuple[MismatchReason, list[T]]:
+    """DIAG-2: the first matching row wins; returns the reason and its candidates in order.
+
+    `by_sequence` is every recorded interaction in sequence order.
+    """
+    same_parent = [item for item in by_sequence if item.parent_key == parent_key]
+    exact = [
+        item
+        for item in same_parent
+        if item.parent_context_fingerprint == parent_context_fingerprint
+        and item.request_fingerprint == request_fingerprint
+    ]
+    if exact:
+        return "group-exhausted", exact
+    if not same_parent:
+        return "parent-not-found", list(by_sequence)
+    same_request = [item for item in same_parent if item.request_fingerprint == request_fingerprint]
+    if same_request:
+        return "parent-context-changed", same_request
+    same_context = [
+        item
+        for item in same_parent
+        if item.parent_context_fingerprint == parent_context_fingerprint
+    ]
+    if same_context:
+        return "request-changed", same_context
+    return "parent-and-request-changed", same_parent
+
+
+def build_mismatch(
+    actual: DiagnosticRequest,
+    by_sequence: Sequence[T],
+    candidate_view: Callable[[T], DiagnosticCandidate],
+) -> MismatchDiagnostic:
+    """Decide the reason for a failed lookup and render its candidates through the allowlist."""
+    reason, chosen = decide_reason(
+        actual.parent_key,
+        actual.parent_context_fingerprint,
+        actual.request_fingerprint,
+        by_sequence,
+    )
+    return MismatchDiagnostic(reason, actual, tuple(candidate_view(item) for item in chosen))
+
+
+def _quoted_label(label: str | None) -> str:
+    if label is None:
+        return "<unlabelled>"
+    return canonical_json(label).value_or(json.dumps(label, ensure_ascii=False))
+
+
+def mismatch_message(diagnostic: MismatchDiagnostic) -> str:
+    """DIAG-5: names the parent, label, fingerprints and at most three candidate call keys."""
+    actual = diagnostic.actual
+    label = _quoted_label(actual.request_metadata.label)
+    sample = ", ".join(
+        f"{candidate.call_key} ({'consumed' if candidate.consumed else 'available'})"
+        for candidate in diagnostic.candidates[:_SAMPLE_SIZE]
+    )
+    if diagnostic.reason == "group-exhausted":
+        return (
+            f'cassette interaction group for parent "{actual.parent_key}", label {label} '
+            f"has exhausted all {len(diagnostic.candidates)} recorded occurrence(s); "
+            f"recorded calls: {sample or 'none'}"
+        )
+    return (
+        f'no cassette interaction matches parent "{actual.parent_key}", label {label}, '
+        f"parent context {actual.parent_context_fingerprint}, "
+        f"request {actual.request_fingerprint}; diagnosis: {diagnostic.reason}; "
+        f"candidate calls: {sample or 'none'}"
+    )

@@ -1,0 +1,58 @@
+"""Exceptions raised at the edges for topology failures, with the ERR-1 classes and codes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cassette_format.errors import CassetteError
+
+from cassette_topology.errors import (
+    CASSETTE_AMBIGUOUS,
+    CASSETTE_MISMATCH,
+    INVALID_CONFIG,
+    TopologyError,
+)
+
+if TYPE_CHECKING:
+    from cassette_topology.diagnostics import MismatchDiagnostic
+
+
+class CassetteMismatchError(CassetteError):
+    """A live call cannot be matched without guessing (code CASSETTE_MISMATCH).
+
+    `diagnostic` is the metadata-only DIAG-2 analysis when a lookup failed; it is None for
+    construction refusals and unconsumed-interaction failures.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        diagnostic: MismatchDiagnostic | None = None,
+        cause: BaseException | None = None,
+    ) -> None:
+        super().__init__(message, CASSETTE_MISMATCH, cause=cause)
+        self._diagnostic = diagnostic
+
+    @property
+    def diagnostic(self) -> MismatchDiagnostic | None:
+        """Why no interaction matched: reason, actual identity and candidates."""
+        return self._diagnostic
+
+
+class CassetteAmbiguityError(CassetteError):
+    """Several roots, a foreign subagent parent, a remap or ambiguous duplicates."""
+
+    def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
+        super().__init__(message, CASSETTE_AMBIGUOUS, cause=cause)
+
+
+def exception_for(error: TopologyError) -> Exception:
+    """The exception for a topology failure; non-canonical input is a TypeError (ERR-3)."""
+    if error.code == CASSETTE_MISMATCH:
+        return CassetteMismatchError(error.message, diagnostic=error.diagnostic)
+    if error.code == CASSETTE_AMBIGUOUS:
+        return CassetteAmbiguityError(error.message)
+    if error.code == INVALID_CONFIG:
+        return CassetteError(error.message, INVALID_CONFIG)
+    return TypeError(error.message)

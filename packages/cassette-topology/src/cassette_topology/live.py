@@ -1,0 +1,81 @@
+"""The facts of one live call that topology needs: who asked, and the two fingerprints."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from cassette_canonical import fingerprint
+from returns.result import Result
+
+from cassette_topology.errors import NOT_CANONICAL, TopologyError
+
+#: The `session.header.origin` of a parent that is itself a subagent (TOPO-2 case 2).
+SUBAGENT_ORIGIN: Final = "subagent"
+#: The envelope kind wrapped around a normalized parent context before hashing (NORM-11).
+PARENT_CONTEXT_KIND: Final = "dsh-subagent/parent-context"
+
+
+@dataclass(frozen=True, slots=True)
+class LiveParent:
+    """A live parent agent as topology sees it: its id (`String(id)`) and its session origin."""
+
+    id: str
+    origin: str | None = None
+
+    @property
+    def is_subagent(self) -> bool:
+        """Whether the harness says this parent is itself a subagent."""
+        return self.origin == SUBAGENT_ORIGIN
+
+
+@dataclass(frozen=True, slots=True)
+class LiveCall:
+    """One live start request, normalized and fingerprinted by the caller.
+
+    `request` is the normalized request (NORM-2); it is read only for its label and, when a
+    diagnosis is needed, for its metadata view. It is never copied into a diagnostic.
+    """
+
+    parent: LiveParent
+    parent_context_fingerprint: str
+    request_fingerprint: str
+    request: Mapping[str, object]
+
+    @property
+    def label(self) -> str | None:
+        """The request's label when it is a string."""
+        label = self.request.get("label")
+        return label if isinstance(label, str) else None
+
+
+def parent_context_fingerprint(parent_context: object) -> Result[str, TopologyError]:
+    """Digest of a normalized parent context inside its kind envelope (NORM-11)."""
+    return fingerprint({"kind": PARENT_CONTEXT_KIND, "value": parent_context}).alt(
+        lambda error: TopologyError(
+            NOT_CANONICAL, "parent context is not lossless plain JSON", canonical_code=error.code
+        )
+    )
+
+
+def request_fingerprint(request: Mapping[str, object]) -> Result[str, TopologyError]:
+    """Digest of the canonical normalized request (NORM-4)."""
+    return fingerprint(request).alt(
+        lambda error: TopologyError(
+            NOT_CANONICAL,
+            "subagent cassette request is not lossless plain JSON",
+            canonical_code=error.code,
+        )
+    )
+
+
+def live_call(
+    parent: LiveParent, request: Mapping[str, object], parent_context: object
+) -> Result[LiveCall, TopologyError]:
+    """Fingerprint a normalized request and parent context into the facts of one live call."""
+    return request_fingerprint(request).bind(
+        lambda request_digest: parent_context_fingerprint(parent_context).map(
+            lambda context_digest: LiveCall(parent, context_digest, request_digest, request)
+        )
+    )

@@ -1,0 +1,264 @@
+"""Strict replay matching: one recorded interaction per live call, independent of finish order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol
+
+from cassette_format.records import CassetteInteraction, ResultOutcome
+from returns.result import Failure, Result, Success
+
+from cassette_topology.call_keys import GroupKey, group_key
+from cassette_topology.diagnostics import (
+    DiagnosticCandidate,
+    DiagnosticRequest,
+    MatchDiagnostic,
+    MismatchDiagnostic,
+    build_mismatch,
+    mismatch_message,
+)
+from cassette_topology.diff import count_ambiguous_groups
+from cassette_topology.errors import (
+    CASSETTE_AMBIGUOUS,
+    CASSETTE_MISMATCH,
+    INVALID_CONFIG,
+    TopologyError,
+)
+from cassette_topology.live import LiveCall
+from cassette_topology.metadata import request_metadata, stored_request_metadata
+from cassette_topology.tracker import TopologySnapshot, TopologyTracker
+
+DuplicatePolicy = Literal["reject", "sequence"]
+_DUPLICATE_POLICIES: Final = ("reject", "sequence")
+_UNCONSUMED_SAMPLE: Final = 5
+
+
+class MatchableCassette(Protocol):
+    """What a matcher reads of a verified cassette (`cassette_format.CassetteFile` fits)."""
+
+    @property
+    def interactions(self) -> Sequence[CassetteInteraction]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MatcherState:
+    """A frozen copy of what matching changes: topology, group heads and consumed keys."""
+
+    topology: TopologySnapshot
+    group_heads: tuple[tuple[GroupKey, int], ...]
+    consumed: frozenset[str]
+
+
+def _has_redacted_result(interaction: CassetteInteraction) -> bool:
+    outcome = interaction.outcome
+    return isinstance(outcome, ResultOutcome) and outcome.redactions > 0
+
+
+def _invalid_options(
+    duplicate_policy: object, allow_redacted_replay: object
+) -> TopologyError | None:
+    if not isinstance(duplicate_policy, str) or duplicate_policy not in _DUPLICATE_POLICIES:
+        return TopologyError(INVALID_CONFIG, 'duplicatePolicy must be "reject" or "sequence"')
+    if not isinstance(allow_redacted_replay, bool):
+        return TopologyError(INVALID_CONFIG, "allowRedactedReplay must be a boolean")
+    return None
+
+
+def _group_of(interaction: CassetteInteraction) -> GroupKey:
+    return group_key(
+        interaction.parent_key,
+        interaction.parent_context_fingerprint,
+        interaction.request_fingerprint,
+    )
+
+
+class InteractionMatcher:
+    """Matches live calls to recorded interactions by parent key + both fingerprints (MATCH-*).
+
+    Build one with `InteractionMatcher.build`. `match` consumes exactly one interaction and
+    commits only on success; `diagnose` runs the same analysis and changes nothing. Sibling
+    groups are independent, so the order in which live siblings start does not matter.
+    """
+
+    __slots__ = ("_by_sequence", "_consumed", "_groups", "_heads", "_physical", "_tracker")
+
+    def __init__(self, physical: Sequence[CassetteInteraction]) -> None:
+        """Index interactions as given (file order); use `build` to validate a cassette first."""
+        self._physical: tuple[CassetteInteraction, ...] = tuple(physical)
+        self._by_sequence = tuple(sorted(self._physical, key=lambda item: item.sequence))
+        groups: dict[GroupKey, list[CassetteInteraction]] = {}
+        for item in self._by_sequence:
+            groups.setdefault(_group_of(item), []).append(item)
+        self._groups: dict[GroupKey, tuple[CassetteInteraction, ...]] = {
+            key: tuple(sorted(members, key=lambda item: item.occurrence))
+            for key, members in groups.items()
+        }
+        self._heads: dict[GroupKey, int] = dict.fromkeys(self._groups, 0)
+        self._consumed: set[str] = set()
+        self._tracker = TopologyTracker()
+
+    @classmethod
+    def build(
+        cls,
+        cassette: MatchableCassette,
+        *,
+        duplicate_policy: object = "reject",
+        allow_redacted_replay: object = False,
+    ) -> Result[InteractionMatcher, TopologyError]:
+        """Validate options, duplicates and redactions, then index the cassette (MATCH-1).
+
+        Args:
+            cassette: a verified cassette (`cassette_format.CassetteFile`).
+            duplicate_policy: "reject" refuses groups of duplicates with different outcomes;
+                "sequence" replays them in occurrence order. Anything else is INVALID_CONFIG.
+            allow_redacted_replay: whether a result stored with redactions may be replayed;
+                anything but a bool is INVALID_CONFIG.
+        """
+        invalid = _invalid_options(duplicate_policy, allow_redacted_replay)
+        if invalid is not None:
+            return Failure(invalid)
+        physical = tuple(cassette.interactions)
+        if duplicate_policy == "reject":
+            ambiguous = count_ambiguous_groups([item.to_json() for item in physical])
+            if ambiguous > 0:
+                return Failure(
+                    TopologyError(
+                        CASSETTE_AMBIGUOUS,
+                        f"cassette has {ambiguous} duplicate request group(s) with different "
+                        "outcomes; add stable labels/prompts or set duplicatePolicy to "
+                        '"sequence" explicitly',
+                    )
+                )
+        if not allow_redacted_replay:
+            redacted = next((item for item in physical if _has_redacted_result(item)), None)
+            if redacted is not None:
+                return Failure(
+                    TopologyError(
+                        CASSETTE_MISMATCH,
+                        f'interaction "{redacted.call_key}" contains a redacted result; '
+                        "set allowRedactedReplay only if substituted output is acceptable",
+                    )
+                )
+        return Success(cls(physical))
+
+    def match(self, call: LiveCall) -> Result[CassetteInteraction, TopologyError]:
+        """Consume the next recorded occurrence of this call's exact group (MATCH-2).
+
+        `call` carries the live parent, both fingerprints and the normalized request (build
+        it with `cassette_topology.live_call`). On failure nothing changes and a mismatch
+        error carries the DIAG-2 diagnostic, so retrying a corrected call is safe. Errors:
+        CASSETTE_AMBIGUOUS (second root, foreign subagent parent), CASSETTE_MISMATCH.
+        """
+        return self._tracker.peek_parent_key(call.parent).bind(
+            lambda parent_key: self._consume(parent_key, call)
+        )
+
+    def _head(self, group: GroupKey) -> CassetteInteraction | None:
+        members = self._groups.get(group)
+        if members is None:
+            return None
+        position = self._heads[group]
+        return members[position] if position < len(members) else None
+
+    def _consume(
+        self, parent_key: str, call: LiveCall
+    ) -> Result[CassetteInteraction, TopologyError]:
+        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        head = self._head(group)
+        if head is None:
+            return self._mismatch(parent_key, call).bind(_mismatch_failure)
+        # Commit root, group head and consumption; the tracker already resolved this parent.
+        self._tracker.commit_parent(call.parent)
+        self._heads[group] += 1
+        self._consumed.add(head.call_key)
+        return Success(head)
+
+    def diagnose(
+        self, call: LiveCall
+    ) -> Result[MatchDiagnostic | MismatchDiagnostic, TopologyError]:
+        """Explain whether `call` would match, consuming and committing nothing (DIAG-1)."""
+        return self._tracker.peek_parent_key(call.parent).bind(
+            lambda parent_key: self._diagnose_under(parent_key, call)
+        )
+
+    def _diagnose_under(
+        self, parent_key: str, call: LiveCall
+    ) -> Result[MatchDiagnostic | MismatchDiagnostic, TopologyError]:
+        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        head = self._head(group)
+        if head is None:
+            return self._mismatch(parent_key, call)
+        return self._actual(parent_key, call).map(
+            lambda actual: MatchDiagnostic(actual, self._candidate(head))
+        )
+
+    def _actual(self, parent_key: str, call: LiveCall) -> Result[DiagnosticRequest, TopologyError]:
+        return request_metadata(call.request).map(
+            lambda metadata: DiagnosticRequest(
+                parent_key, call.parent_context_fingerprint, call.request_fingerprint, metadata
+            )
+        )
+
+    def _mismatch(
+        self, parent_key: str, call: LiveCall
+    ) -> Result[MismatchDiagnostic, TopologyError]:
+        # Built only after a lookup failed, so the matching hot path never pays for it.
+        return self._actual(parent_key, call).map(
+            lambda actual: build_mismatch(actual, self._by_sequence, self._candidate)
+        )
+
+    def _candidate(self, item: CassetteInteraction) -> DiagnosticCandidate:
+        return DiagnosticCandidate(
+            sequence=item.sequence,
+            call_key=item.call_key,
+            parent_key=item.parent_key,
+            parent_context_fingerprint=item.parent_context_fingerprint,
+            occurrence=item.occurrence,
+            request_fingerprint=item.request_fingerprint,
+            request_metadata=stored_request_metadata(item.request),
+            consumed=item.call_key in self._consumed,
+        )
+
+    def assert_consumed(self) -> Result[None, TopologyError]:
+        """Fail when recorded interactions were never replayed, naming up to five (MATCH-4)."""
+        remaining = [
+            item.call_key for item in self._physical if item.call_key not in self._consumed
+        ]
+        if not remaining:
+            return Success(None)
+        sample = ", ".join(remaining[:_UNCONSUMED_SAMPLE])
+        return Failure(
+            TopologyError(
+                CASSETTE_MISMATCH,
+                f"{len(remaining)} cassette interaction(s) were not consumed: {sample}",
+            )
+        )
+
+    def is_consumed(self, call_key: str) -> bool:
+        """Whether the interaction with this call key has been replayed."""
+        return call_key in self._consumed
+
+    @property
+    def consumed_count(self) -> int:
+        """How many interactions have been replayed."""
+        return len(self._consumed)
+
+    @property
+    def remaining_count(self) -> int:
+        """How many interactions are still waiting to be replayed."""
+        return len(self._physical) - len(self._consumed)
+
+    def state(self) -> MatcherState:
+        """A frozen copy of everything `match` may change."""
+        return MatcherState(
+            topology=self._tracker.snapshot(),
+            group_heads=tuple(sorted(self._heads.items())),
+            consumed=frozenset(self._consumed),
+        )
+
+
+def _mismatch_failure(
+    diagnostic: MismatchDiagnostic,
+) -> Result[CassetteInteraction, TopologyError]:
+    return Failure(TopologyError(CASSETTE_MISMATCH, mismatch_message(diagnostic), diagnostic))

@@ -1,0 +1,173 @@
+"""Maps volatile live agent ids to stable topology paths; every step commits or leaves no trace."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from returns.result import Failure, Result, Success
+
+from cassette_topology.call_keys import ROOT_KEY, GroupKey, call_key, group_key
+from cassette_topology.errors import CASSETTE_AMBIGUOUS, TopologyError
+from cassette_topology.live import LiveCall, LiveParent, live_call
+
+
+class GroupMember(Protocol):
+    """What seeding needs of a recorded interaction: its group and occurrence."""
+
+    @property
+    def parent_key(self) -> str: ...
+    @property
+    def parent_context_fingerprint(self) -> str: ...
+    @property
+    def request_fingerprint(self) -> str: ...
+    @property
+    def occurrence(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReservedCall:
+    """The stable identity reserved for one recorded call (TOPO-3)."""
+
+    parent_key: str
+    call_key: str
+    parent_context_fingerprint: str
+    occurrence: int
+    request_fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySnapshot:
+    """A frozen copy of tracker state, for comparing before and after a step."""
+
+    parent_keys: tuple[tuple[str, str], ...]
+    occurrences: tuple[tuple[GroupKey, int], ...]
+    root_id: str | None
+
+
+def subagent_parent_error(parent_id: str) -> TopologyError:
+    """TOPO-2 case 2: a subagent parent this provider never created has no stable path."""
+    return TopologyError(
+        CASSETTE_AMBIGUOUS,
+        f'subagent parent "{parent_id}" was not created through this cassette provider; '
+        "its stable topology path is unavailable",
+    )
+
+
+def second_root_error(root_id: str, parent_id: str) -> TopologyError:
+    """TOPO-2 case 4: a cassette covers exactly one logical root."""
+    return TopologyError(
+        CASSETTE_AMBIGUOUS,
+        f'cassette observed more than one top-level parent ("{root_id}" and "{parent_id}"); '
+        "record each root in a separate cassette",
+    )
+
+
+def remap_error(child_id: str, existing: str, new_key: str) -> TopologyError:
+    """TOPO-5: a local child keeps the key it was first mapped to."""
+    return TopologyError(
+        CASSETTE_AMBIGUOUS,
+        f'local child "{child_id}" was already mapped to "{existing}", '
+        f'cannot remap it to "{new_key}"',
+    )
+
+
+class TopologyTracker:
+    """Live id -> key map, per-group occurrence counters and the committed root (TOPO-1).
+
+    Every public step first decides (returning a Failure with nothing changed) and only then
+    commits with plain assignments that cannot fail, so a refused call can be retried.
+    """
+
+    __slots__ = ("_occurrences", "_parent_keys", "_root_id")
+
+    def __init__(self, existing: Iterable[GroupMember] = ()) -> None:
+        """Start empty, or seeded with each group's highest recorded occurrence (append mode).
+
+        The root id is never seeded, so a new root in an appended recording maps to `root`.
+        """
+        self._parent_keys: dict[str, str] = {}
+        self._occurrences: dict[GroupKey, int] = {}
+        self._root_id: str | None = None
+        for member in existing:
+            group = group_key(
+                member.parent_key, member.parent_context_fingerprint, member.request_fingerprint
+            )
+            self._occurrences[group] = max(self._occurrences.get(group, 0), member.occurrence)
+
+    def peek_parent_key(self, parent: LiveParent) -> Result[str, TopologyError]:
+        """Resolve a live parent's key without committing anything (TOPO-2)."""
+        known = self._parent_keys.get(parent.id)
+        if known is not None:
+            return Success(known)
+        if parent.is_subagent:
+            return Failure(subagent_parent_error(parent.id))
+        if self._root_id is None or self._root_id == parent.id:
+            return Success(ROOT_KEY)
+        return Failure(second_root_error(self._root_id, parent.id))
+
+    def commit_parent(self, parent: LiveParent) -> Result[str, TopologyError]:
+        """Resolve a parent and, if it is the first root seen, remember it as the root."""
+        return self.peek_parent_key(parent).map(lambda key: self._remember(parent, key))
+
+    def _remember(self, parent: LiveParent, key: str) -> str:
+        if parent.id not in self._parent_keys:
+            self._root_id = parent.id
+            self._parent_keys[parent.id] = key
+        return key
+
+    def reserve(self, call: LiveCall) -> Result[ReservedCall, TopologyError]:
+        """Reserve the next occurrence of a call's group and its call key (TOPO-3)."""
+        return self.peek_parent_key(call.parent).bind(
+            lambda parent_key: self._reserve_under(parent_key, call)
+        )
+
+    def _reserve_under(
+        self, parent_key: str, call: LiveCall
+    ) -> Result[ReservedCall, TopologyError]:
+        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        occurrence = self._occurrences.get(group, 0) + 1
+        return call_key(
+            parent_key,
+            call.label,
+            call.parent_context_fingerprint,
+            call.request_fingerprint,
+            occurrence,
+        ).map(lambda key: self._commit_reservation(parent_key, group, occurrence, key, call))
+
+    def _commit_reservation(
+        self, parent_key: str, group: GroupKey, occurrence: int, key: str, call: LiveCall
+    ) -> ReservedCall:
+        # Only plain assignments from here on: nothing below can fail half-way.
+        self._remember(call.parent, parent_key)
+        self._occurrences[group] = occurrence
+        return ReservedCall(
+            parent_key=parent_key,
+            call_key=key,
+            parent_context_fingerprint=call.parent_context_fingerprint,
+            occurrence=occurrence,
+            request_fingerprint=call.request_fingerprint,
+        )
+
+    def register_local_child(self, child_id: str, key: str) -> Result[None, TopologyError]:
+        """Map a recorded run's local child to that run's call key (TOPO-5); same key is a no-op."""
+        existing = self._parent_keys.get(child_id)
+        if existing is not None and existing != key:
+            return Failure(remap_error(child_id, existing, key))
+        self._parent_keys[child_id] = key
+        return Success(None)
+
+    def snapshot(self) -> TopologySnapshot:
+        """A frozen copy of the whole state."""
+        return TopologySnapshot(
+            parent_keys=tuple(sorted(self._parent_keys.items())),
+            occurrences=tuple(sorted(self._occurrences.items())),
+            root_id=self._root_id,
+        )
+
+    def reserve_normalized(
+        self, parent: LiveParent, request: Mapping[str, object], parent_context: object
+    ) -> Result[ReservedCall, TopologyError]:
+        """Fingerprint a normalized request and parent context, then reserve (TOPO-3)."""
+        return live_call(parent, request, parent_context).bind(self.reserve)

@@ -1,0 +1,123 @@
+"""TopologyTracker: root mapping, local children, the three rejections, transactions (TOPO-*)."""
+
+from dataclasses import dataclass
+
+from cassette_topology.errors import CASSETTE_AMBIGUOUS, NOT_CANONICAL
+from cassette_topology.live import LiveCall, LiveParent, live_call
+from cassette_topology.tracker import TopologyTracker
+from returns.result import Failure, Success
+
+CONTEXT = {"options": {}, "session": {}}
+CONTEXT_FP = "sha256:071170d5f14968667bb3029474bcc3e3488ac58bed1a4ae90ec08669c43db6ed"
+REQUEST = {"label": "audit", "prompt": [{"text": "prompt:audit", "type": "text"}]}
+REQUEST_FP = "sha256:314d2395805a9d5aafebf28cef1e2cc0e455d7d77db2c2098dbd39f2d559005f"
+
+
+def call(parent: LiveParent, request: dict[str, object] = REQUEST) -> LiveCall:
+    built = live_call(parent, request, CONTEXT)
+    assert isinstance(built, Success)
+    return built.unwrap()
+
+
+def test_fingerprints_match_reference_vectors() -> None:  # NORM-4, NORM-11
+    built = call(LiveParent("p"))
+    assert built.request_fingerprint == REQUEST_FP
+    assert built.parent_context_fingerprint == CONTEXT_FP
+
+
+def test_first_parent_becomes_root_and_occurrences_count() -> None:  # TOPO-1, TOPO-3, TOPO-4
+    tracker = TopologyTracker()
+    first = tracker.reserve(call(LiveParent("live-1"))).unwrap()
+    second = tracker.reserve(call(LiveParent("live-1"))).unwrap()
+    assert (first.parent_key, first.occurrence, first.call_key) == (
+        "root",
+        1,
+        "root/audit-5fbf2955ce0b~1",
+    )
+    assert (second.occurrence, second.call_key) == (2, "root/audit-5fbf2955ce0b~2")
+    assert tracker.snapshot().root_id == "live-1"
+
+
+def test_second_root_is_rejected_without_trace() -> None:  # TOPO-2 case 4
+    tracker = TopologyTracker()
+    tracker.reserve(call(LiveParent("a")))
+    before = tracker.snapshot()
+    refused = tracker.reserve(call(LiveParent("b")))
+    assert isinstance(refused, Failure)
+    assert refused.failure().code == CASSETTE_AMBIGUOUS
+    assert refused.failure().message == (
+        'cassette observed more than one top-level parent ("a" and "b"); '
+        "record each root in a separate cassette"
+    )
+    assert tracker.snapshot() == before
+
+
+def test_foreign_subagent_parent_is_rejected() -> None:  # TOPO-2 case 2, TOPO-6
+    tracker = TopologyTracker()
+    refused = tracker.reserve(call(LiveParent("child-9", origin="subagent")))
+    assert isinstance(refused, Failure)
+    assert refused.failure().code == CASSETTE_AMBIGUOUS
+    assert refused.failure().message == (
+        'subagent parent "child-9" was not created through this cassette provider; '
+        "its stable topology path is unavailable"
+    )
+    assert tracker.snapshot() == TopologyTracker().snapshot()
+
+
+def test_known_subagent_parent_resolves_before_origin_check() -> None:  # TOPO-2 case 1, TOPO-5
+    tracker = TopologyTracker()
+    outer = tracker.reserve(call(LiveParent("root-agent"))).unwrap()
+    assert tracker.register_local_child("child-1", outer.call_key) == Success(None)
+    nested = tracker.reserve(call(LiveParent("child-1", origin="subagent"))).unwrap()
+    assert nested.parent_key == outer.call_key
+    assert nested.call_key == f"{outer.call_key}/audit-5fbf2955ce0b~1"
+    assert nested.occurrence == 1
+
+
+def test_local_child_remap_is_rejected_and_same_key_is_a_no_op() -> None:  # TOPO-5
+    tracker = TopologyTracker()
+    assert tracker.register_local_child("c", "root/a-1~1") == Success(None)
+    assert tracker.register_local_child("c", "root/a-1~1") == Success(None)
+    before = tracker.snapshot()
+    refused = tracker.register_local_child("c", "root/b-2~1")
+    assert isinstance(refused, Failure)
+    assert refused.failure().code == CASSETTE_AMBIGUOUS
+    assert refused.failure().message == (
+        'local child "c" was already mapped to "root/a-1~1", cannot remap it to "root/b-2~1"'
+    )
+    assert tracker.snapshot() == before
+
+
+def test_fingerprint_failure_leaves_no_trace_and_retry_succeeds() -> None:  # TOPO-3
+    tracker = TopologyTracker()
+    bad = {"label": "audit", "prompt": [{"text": float("nan"), "type": "text"}]}
+    refused = tracker.reserve_normalized(LiveParent("root-1"), bad, CONTEXT)
+    assert isinstance(refused, Failure)
+    assert refused.failure().code == NOT_CANONICAL
+    bad_context = tracker.reserve_normalized(LiveParent("root-1"), REQUEST, {"x": float("inf")})
+    assert isinstance(bad_context, Failure)
+    assert tracker.snapshot() == TopologyTracker().snapshot()
+    # A different root id is still free to become the root after the failures.
+    retried = tracker.reserve_normalized(LiveParent("root-2"), REQUEST, CONTEXT)
+    assert retried.map(lambda reserved: reserved.call_key) == Success("root/audit-5fbf2955ce0b~1")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    parent_key: str
+    parent_context_fingerprint: str
+    request_fingerprint: str
+    occurrence: int
+
+
+def test_seeding_continues_each_group_and_never_seeds_the_root() -> None:  # TOPO-1, WRITE-4
+    seeded = TopologyTracker(
+        [
+            Recorded("root", CONTEXT_FP, REQUEST_FP, 2),
+            Recorded("root", CONTEXT_FP, REQUEST_FP, 1),
+        ]
+    )
+    assert seeded.snapshot().root_id is None
+    reserved = seeded.reserve(call(LiveParent("a-new-root-id"))).unwrap()
+    assert reserved.occurrence == 3
+    assert reserved.call_key == "root/audit-5fbf2955ce0b~3"
