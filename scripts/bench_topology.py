@@ -19,28 +19,31 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cassette_canonical import fingerprint
-from cassette_topology import InteractionMatcher, LiveCall, LiveParent, call_key
+from cassette_format.records import (
+    CassetteInteraction,
+    MetadataRequestView,
+    ResultOutcome,
+    Timing,
+)
+from cassette_topology import (
+    InteractionMatcher,
+    LiveCall,
+    LiveParent,
+    call_key,
+    request_metadata,
+)
 from returns.result import Success
 
 PARENT_CONTEXT = {"options": {"model": "bench"}, "session": {"cwd": "/work"}}
 REQUEST_FIELDS = ("label", "prompt", "agentOptions", "outputSchema", "maxDepth", "toolFilter")
 PROMPT_BYTES = 2000
 CHUNK = 50
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """A synthesized interaction that gives back its on-disk document, as format records do."""
-
-    document: Mapping[str, object]
-
-    def to_json(self) -> Mapping[str, object]:
-        return self.document
+HASH = "sha256:" + "0" * 64
 
 
 @dataclass(frozen=True, slots=True)
 class Interactions:
-    interactions: tuple[Record, ...]
+    interactions: tuple[CassetteInteraction, ...]
 
 
 def raw_request(index: int) -> dict[str, object]:
@@ -79,22 +82,20 @@ def synthesize(count: int, pcf: str) -> tuple[Interactions, list[dict[str, objec
         label = normalized["label"]
         assert isinstance(label, str)
         records.append(
-            Record(
-                {
-                    "kind": "cassette/interaction",
-                    "sequence": index + 1,
-                    "callKey": call_key("root", label, pcf, rf, 1).unwrap(),
-                    "parentKey": "root",
-                    "parentContextFingerprint": pcf,
-                    "occurrence": 1,
-                    "requestFingerprint": rf,
-                    "request": {"storage": "metadata", "metadata": {}},
-                    "outcome": {
-                        "kind": "result",
-                        "result": {"output": [], "stopReason": "completed"},
-                        "redactions": 0,
-                    },
-                }
+            CassetteInteraction(
+                sequence=index + 1,
+                call_key=call_key("root", label, pcf, rf, 1).unwrap(),
+                parent_key="root",
+                parent_context_fingerprint=pcf,
+                occurrence=1,
+                request_fingerprint=rf,
+                request=MetadataRequestView(request_metadata(normalized).unwrap()),
+                timing=Timing("2026-01-01T00:00:00.000Z", 1.0, 2.0),
+                published=True,
+                local=False,
+                outcome=ResultOutcome({"output": [], "stopReason": "completed"}, 0),
+                previous_hash=HASH,
+                hash=HASH,
             )
         )
         requests.append(request)

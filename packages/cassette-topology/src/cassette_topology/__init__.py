@@ -40,7 +40,11 @@ from cassette_topology.errors import (
     NOT_CANONICAL,
     TopologyError,
 )
-from cassette_topology.exceptions import CassetteAmbiguityError, CassetteMismatchError
+from cassette_topology.exceptions import (
+    CassetteAmbiguityError,
+    CassetteMismatchError,
+    value_or_raise,
+)
 from cassette_topology.live import (
     PARENT_CONTEXT_KIND,
     SUBAGENT_ORIGIN,
@@ -105,4 +109,5 @@ __all__ = [
     "request_fingerprint",
     "request_metadata",
     "stored_request_metadata",
+    "value_or_raise",
 ]

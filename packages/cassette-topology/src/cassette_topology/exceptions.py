@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from cassette_format.errors import CassetteError
+from returns.result import Failure, Result
 
 from cassette_topology.errors import (
     CASSETTE_AMBIGUOUS,
@@ -15,6 +16,8 @@ from cassette_topology.errors import (
 
 if TYPE_CHECKING:
     from cassette_topology.diagnostics import MismatchDiagnostic
+
+T = TypeVar("T")
 
 
 class CassetteMismatchError(CassetteError):
@@ -56,3 +59,10 @@ def exception_for(error: TopologyError) -> Exception:
     if error.code == INVALID_CONFIG:
         return CassetteError(error.message, INVALID_CONFIG)
     return TypeError(error.message)
+
+
+def value_or_raise(result: Result[T, TopologyError]) -> T:
+    """At an edge: the success value, or the failure raised as its exception."""
+    if isinstance(result, Failure):
+        raise result.failure().to_exception()
+    return result.unwrap()

@@ -9,6 +9,7 @@ from typing import Final, Literal, Protocol
 from cassette_format.records import CassetteInteraction, ResultOutcome
 from returns.result import Failure, Result, Success
 
+from cassette_topology.ambiguity import ambiguous_group_keys
 from cassette_topology.call_keys import GroupKey, group_key
 from cassette_topology.diagnostics import (
     DiagnosticCandidate,
@@ -18,7 +19,6 @@ from cassette_topology.diagnostics import (
     build_mismatch,
     mismatch_message,
 )
-from cassette_topology.diff import count_ambiguous_groups
 from cassette_topology.errors import (
     CASSETTE_AMBIGUOUS,
     CASSETTE_MISMATCH,
@@ -120,7 +120,7 @@ class InteractionMatcher:
             return Failure(invalid)
         physical = tuple(cassette.interactions)
         if duplicate_policy == "reject":
-            ambiguous = count_ambiguous_groups([item.to_json() for item in physical])
+            ambiguous = len(ambiguous_group_keys(physical))
             if ambiguous > 0:
                 return Failure(
                     TopologyError(
