@@ -5,6 +5,7 @@ import json
 
 from cassette_topology.live import LiveParent
 from cassette_topology.matcher import InteractionMatcher
+from cassette_topology.tracker import TopologyTracker
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
@@ -162,3 +163,44 @@ def test_candidates_show_only_allowlisted_metadata(indexes, full, probe) -> None
         for candidate in candidates:
             assert set(candidate["requestMetadata"]) <= ALLOWLIST
             assert set(candidate["requestMetadata"].get("toolFilter", {})) <= {"allow", "deny"}
+
+
+tracker_steps = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("reserve"),
+            st.sampled_from(["root-a", "root-b", "child-1", "child-2"]),
+            st.booleans(),  # parent claims subagent origin
+            st.integers(0, 2),  # request index
+            st.booleans(),  # request is not canonical
+        ),
+        st.tuples(
+            st.just("register"),
+            st.sampled_from(["child-1", "child-2"]),
+            st.sampled_from(["root/a-1~1", "root/b-2~1"]),
+        ),
+    ),
+    max_size=12,
+)
+
+
+@given(tracker_steps)
+def test_a_refused_tracker_step_leaves_no_trace(steps) -> None:  # type: ignore[no-untyped-def]  # TOPO-3, TOPO-5
+    tracker = TopologyTracker()
+    for step in steps:
+        before = tracker.snapshot()
+        if step[0] == "reserve":
+            _, parent_id, subagent, index, broken = step
+            text: object = float("nan") if broken else f"prompt {index}"
+            result = tracker.reserve_normalized(
+                LiveParent(parent_id, "subagent" if subagent else None),
+                {"label": "x", "prompt": [{"type": "text", "text": text}]},
+                {"options": {}, "session": {}},
+            )
+        else:
+            _, child_id, key = step
+            result = tracker.register_local_child(child_id, key)
+        if isinstance(result, Failure):
+            assert tracker.snapshot() == before
+        elif step[0] == "reserve":
+            assert tracker.snapshot() != before
