@@ -169,7 +169,7 @@ class InteractionMatcher:
         if head is None:
             return self._mismatch(parent_key, call).bind(_mismatch_failure)
         # Commit root, group head and consumption; the tracker already resolved this parent.
-        self._tracker.commit_parent(call.parent)
+        self._tracker.remember_parent(call.parent, parent_key)
         self._heads[group] += 1
         self._consumed.add(head.call_key)
         return Success(head)

@@ -109,9 +109,10 @@ class TopologyTracker:
 
     def commit_parent(self, parent: LiveParent) -> Result[str, TopologyError]:
         """Resolve a parent and, if it is the first root seen, remember it as the root."""
-        return self.peek_parent_key(parent).map(lambda key: self._remember(parent, key))
+        return self.peek_parent_key(parent).map(lambda key: self.remember_parent(parent, key))
 
-    def _remember(self, parent: LiveParent, key: str) -> str:
+    def remember_parent(self, parent: LiveParent, key: str) -> str:
+        """Commit a key `peek_parent_key` just returned; a new parent there is the root."""
         if parent.id not in self._parent_keys:
             self._root_id = parent.id
             self._parent_keys[parent.id] = key
@@ -140,7 +141,7 @@ class TopologyTracker:
         self, parent_key: str, group: GroupKey, occurrence: int, key: str, call: LiveCall
     ) -> ReservedCall:
         # Only plain assignments from here on: nothing below can fail half-way.
-        self._remember(call.parent, parent_key)
+        self.remember_parent(call.parent, parent_key)
         self._occurrences[group] = occurrence
         return ReservedCall(
             parent_key=parent_key,
