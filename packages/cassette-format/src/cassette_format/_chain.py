@@ -1,0 +1,177 @@
+"""The per-line verification state shared by `parse_cassette` and the streaming verifier.
+
+It keeps only what the loader checks need (FMT-15..17): the previous hash, the set of
+sequences, digests of call keys, and per parent-context/request group the occurrences
+seen plus where each member's line starts (so outcomes are canonicalized later only for
+groups that actually repeat). Records are kept only when the caller asks for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
+
+from cassette_format._record_line import ParsedLine, parse_record, record_hash
+from cassette_format._reject import Reject
+from cassette_format.build import header_from_checked, interaction_from_checked
+from cassette_format.records import CassetteHeader, CassetteInteraction
+from cassette_format.schema import check_header, check_interaction
+
+if TYPE_CHECKING:
+    from cassette_canonical import JsonValue
+
+__all__ = ["ChainState", "Tally"]
+
+_OCCURRENCE_BITS = 54
+_OCCURRENCE_MASK = (1 << _OCCURRENCE_BITS) - 1
+
+
+class _Group:
+    """A group seen more than once: its occurrences and each member's line offset."""
+
+    __slots__ = ("occurrences", "offsets")
+
+    def __init__(self, occurrences: set[int], offsets: list[int]) -> None:
+        self.occurrences = occurrences
+        self.offsets = offsets
+
+
+class Tally:
+    """Summary counters of FMT-21, updated per interaction."""
+
+    __slots__ = ("aborted", "completed", "duration_ms", "failed", "interactions", "redacted")
+
+    def __init__(self) -> None:
+        self.interactions = 0
+        self.completed = 0
+        self.failed = 0
+        self.aborted = 0
+        self.redacted = 0
+        self.duration_ms: int | float = 0
+
+    def count(self, record: Mapping[str, JsonValue]) -> None:
+        """Add one validated interaction."""
+        self.interactions += 1
+        timing = cast(Mapping[str, float], record["timing"])
+        duration = timing["durationMs"]
+        self.duration_ms = max(self.duration_ms, duration)
+        outcome = cast(Mapping[str, "JsonValue"], record["outcome"])
+        if outcome["kind"] != "result":
+            self.failed += 1
+            return
+        redactions = cast(float, outcome["redactions"])
+        if redactions > 0:
+            self.redacted += 1
+        stop = cast(Mapping[str, "JsonValue"], outcome["result"])["stopReason"]
+        if stop == "completed":
+            self.completed += 1
+        elif stop == "aborted":
+            self.aborted += 1
+        else:
+            self.failed += 1
+
+
+def _digest(*parts: str) -> bytes:
+    joined = "\0".join(parts)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).digest()
+
+
+class ChainState:
+    """Feed numbered non-blank lines in file order; `finish` runs the contiguity checks."""
+
+    def __init__(self, *, keep_records: bool) -> None:
+        self.keep_records = keep_records
+        self.header: CassetteHeader | None = None
+        self.interactions: list[CassetteInteraction] = []
+        self.tally = Tally()
+        self._storage = ""
+        self._previous_hash = ""
+        self._sequences: set[int] = set()
+        self._call_keys: set[bytes] = set()
+        self._groups: dict[bytes, int | _Group] = {}
+
+    def feed(self, number: int, raw: bytes | None, text: str | None, offset: int) -> None:
+        """Verify one line; raises Reject with the reference's message on the first failure."""
+        parsed = parse_record(raw, text, number)
+        if self.header is None:
+            self._feed_header(parsed)
+        else:
+            self._feed_interaction(parsed, number, offset)
+
+    def _feed_header(self, parsed: ParsedLine) -> None:
+        header = check_header(parsed.value)
+        if record_hash(parsed, header) != header["hash"]:
+            raise Reject("header hash mismatch", line=1)
+        self.header = header_from_checked(header)
+        self._storage = self.header.request_storage
+        self._previous_hash = self.header.hash
+
+    def _feed_interaction(self, parsed: ParsedLine, number: int, offset: int) -> None:
+        record = check_interaction(parsed.value, number, self._previous_hash)
+        if record_hash(parsed, record) != record["hash"]:
+            raise Reject(f"line {number} hash mismatch", line=number)
+        request = cast(Mapping[str, "JsonValue"], record["request"])
+        if request["storage"] != self._storage:
+            raise Reject(
+                f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
+                line=number,
+            )
+        sequence = int(cast(float, record["sequence"]))
+        if sequence in self._sequences:
+            raise Reject(f"line {number} duplicates sequence {sequence}", line=number)
+        call_key = cast(str, record["callKey"])
+        call_key_digest = _digest(call_key)
+        if call_key_digest in self._call_keys:
+            raise Reject(f'line {number} duplicates call key "{call_key}"', line=number)
+        self._sequences.add(sequence)
+        self._call_keys.add(call_key_digest)
+        occurrence = int(cast(float, record["occurrence"]))
+        group_key = _digest(
+            cast(str, record["parentKey"]),
+            cast(str, record["parentContextFingerprint"]),
+            cast(str, record["requestFingerprint"]),
+        )
+        seen = self._groups.get(group_key)
+        if seen is None:
+            self._groups[group_key] = ((offset + 1) << _OCCURRENCE_BITS) | occurrence
+        else:
+            if isinstance(seen, int):
+                seen = _Group({seen & _OCCURRENCE_MASK}, [(seen >> _OCCURRENCE_BITS) - 1])
+                self._groups[group_key] = seen
+            if occurrence in seen.occurrences:
+                raise Reject(
+                    f"line {number} duplicates occurrence {occurrence} "
+                    "for one parent-context/request group",
+                    line=number,
+                )
+            seen.occurrences.add(occurrence)
+            seen.offsets.append(offset)
+        self.tally.count(record)
+        if self.keep_records:
+            self.interactions.append(interaction_from_checked(record))
+        self._previous_hash = str(record["hash"])
+
+    def finish(self) -> None:
+        """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
+        if self.header is None:
+            raise Reject("cassette is empty")
+        sequences = self._sequences
+        if len(sequences) and (min(sequences) != 1 or max(sequences) != len(sequences)):
+            missing = next(s for s in range(1, len(sequences) + 1) if s not in sequences)
+            raise Reject(f"cassette is missing sequence {missing}")
+        for seen in self._groups.values():
+            if isinstance(seen, int):
+                if seen & _OCCURRENCE_MASK != 1:
+                    raise Reject("cassette parent-context/request group is missing occurrence 1")
+                continue
+            size = len(seen.occurrences)
+            if max(seen.occurrences) != size:
+                missing = next(o for o in range(1, size + 1) if o not in seen.occurrences)
+                raise Reject(
+                    f"cassette parent-context/request group is missing occurrence {missing}"
+                )
+
+    def repeated_group_offsets(self) -> list[list[int]]:
+        """Line offsets of each group with two or more members, groups in first-seen order."""
+        return [seen.offsets for seen in self._groups.values() if isinstance(seen, _Group)]

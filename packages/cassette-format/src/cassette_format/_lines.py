@@ -1,0 +1,71 @@
+"""Physical lines to numbered non-blank lines, exactly as the reference splits them (FMT-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from cassette_format._js import is_js_blank
+from cassette_format._record_line import decode_line
+
+__all__ = ["NumberedLine", "iter_text_lines", "numbered_lines"]
+
+_ASCII_SPACE = b" \t\n\r\x0b\x0c"
+
+NumberedLine = tuple[int, bytes | None, str | None, int]
+
+
+def _strip_newline(raw: bytes) -> bytes:
+    """Drop the line's `\\n` and one `\\r` before it (split on /\\r?\\n/)."""
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+    return raw
+
+
+def numbered_lines(physical: Iterable[bytes]) -> Iterator[NumberedLine]:
+    """Yield (non-blank number, raw bytes, decoded text or None, byte offset) per line.
+
+    Text is decoded here only when needed to decide blankness (non-ASCII edges); an
+    invalid UTF-8 line is never blank (its bytes would not trim away), so it is numbered
+    and the decoder reports it when the line is read.
+    """
+    number = 0
+    offset = 0
+    for chunk in physical:
+        start = offset
+        offset += len(chunk)
+        raw = _strip_newline(chunk)
+        if not raw:
+            continue
+        text: str | None = None
+        first, last = raw[0], raw[-1]
+        if first >= 0x80 or last >= 0x80 or first in _ASCII_SPACE or last in _ASCII_SPACE:
+            if not raw.strip(_ASCII_SPACE):
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                number += 1
+                decode_line(raw, number)
+            if text is not None and is_js_blank(text):
+                continue
+        number += 1
+        yield number, raw, text, start
+
+
+def iter_text_lines(text: str) -> Iterator[NumberedLine]:
+    """Yield numbered non-blank lines of an already-decoded document."""
+    number = 0
+    pieces = text.split("\n")
+    last = len(pieces) - 1
+    for index, piece in enumerate(pieces):
+        line = piece[:-1] if index < last and piece.endswith("\r") else piece
+        if is_js_blank(line):
+            continue
+        number += 1
+        try:
+            raw: bytes | None = line.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = None
+        yield number, raw, line, -1

@@ -1,0 +1,460 @@
+"""Closed-schema checks of header and interaction values, in the reference's order (FMT-9..14).
+
+Each check raises the private `Reject` at the first failure with the reference's exact
+message; `parse`, `verify` and the writer turn it into a `CassetteFormatError` value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from cassette_format._js import first_unknown_key, js_string
+from cassette_format._reject import Reject
+from cassette_format.records import (
+    CASSETTE_FORMAT,
+    HEADER_KIND,
+    INTERACTION_KIND,
+    TARGET_DSH_SUBAGENT,
+)
+
+if TYPE_CHECKING:
+    from cassette_canonical import JsonValue
+
+__all__ = [
+    "check_content_blocks",
+    "check_header",
+    "check_interaction",
+    "is_digest_text",
+]
+
+_MAX_SAFE = 2**53 - 1
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+# D-3: RFC 3339 / ISO 8601 date-times with a zone, or ISO calendar dates.
+_ISO_DATE_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})"
+)
+_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+_HEADER_FIELDS = frozenset(
+    {
+        "kind",
+        "format",
+        "version",
+        "cassetteId",
+        "createdAt",
+        "target",
+        "provider",
+        "requestStorage",
+        "redactSecrets",
+        "redactionPatterns",
+        "hash",
+    }
+)
+_PROVIDER_FIELDS = frozenset({"cassette", "upstream", "capabilities", "inheritsParentContext"})
+_CAPABILITY_FIELDS = ("outputSchema", "depthLimit", "toolFilter", "persona")
+_INTERACTION_FIELDS = frozenset(
+    {
+        "kind",
+        "sequence",
+        "callKey",
+        "parentKey",
+        "parentContextFingerprint",
+        "occurrence",
+        "requestFingerprint",
+        "request",
+        "timing",
+        "published",
+        "local",
+        "outcome",
+        "previousHash",
+        "hash",
+    }
+)
+_TIMING_FIELDS = frozenset(
+    {"startedAt", "startLatencyMs", "durationMs", "signalAbortedAtMs", "disposeCalledAtMs"}
+)
+_METADATA_FIELDS = frozenset(
+    {
+        "label",
+        "promptBlocks",
+        "promptBytes",
+        "hasOutputSchema",
+        "maxDepth",
+        "childProvider",
+        "childModel",
+        "toolFilter",
+        "hasPersona",
+    }
+)
+_FULL_FIELDS = frozenset(
+    {"label", "prompt", "agentOptions", "outputSchema", "maxDepth", "toolFilter", "persona"}
+)
+_ERROR_FIELDS = frozenset({"name", "message", "code"})
+_FILTER_FIELDS = frozenset({"allow", "deny"})
+
+
+def is_digest_text(value: object) -> bool:
+    """A whole-string `sha256:<64 lowercase hex>` (CANON-8)."""
+    return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_safe_integer(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -_MAX_SAFE <= value <= _MAX_SAFE
+    if isinstance(value, float):
+        return math.isfinite(value) and value.is_integer() and abs(value) <= _MAX_SAFE
+    return False
+
+
+def _object(value: object) -> Mapping[str, JsonValue] | None:
+    return value if isinstance(value, dict) else None
+
+
+def _closed(value: Mapping[str, JsonValue], known: frozenset[str], path: str) -> None:
+    extra = first_unknown_key(value, known)
+    if extra is not None:
+        raise Reject(f"{path}.{extra} is not supported", path=path)
+
+
+def _non_empty_string(value: object, path: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise Reject(f"{path} must be a non-empty string", path=path)
+
+
+def _digest(value: object, path: str) -> None:
+    if not is_digest_text(value):
+        raise Reject(f"{path} must be a lowercase SHA-256 digest", path=path)
+
+
+def _non_negative_finite(value: object, path: str) -> None:
+    if not _is_number(value) or not math.isfinite(value) or value < 0:  # type: ignore[arg-type,operator]
+        raise Reject(f"{path} must be a non-negative finite number", path=path)
+
+
+def _positive_integer(value: object, path: str) -> None:
+    if not _is_safe_integer(value) or value < 1:  # type: ignore[operator]
+        raise Reject(f"{path} must be a positive safe integer", path=path)
+
+
+def _non_negative_integer(value: object, path: str) -> None:
+    if not _is_safe_integer(value) or value < 0:  # type: ignore[operator]
+        raise Reject(f"{path} must be a non-negative safe integer", path=path)
+
+
+def _optional_string(value: Mapping[str, JsonValue], key: str, path: str) -> None:
+    if key in value and not isinstance(value[key], str):
+        raise Reject(f"{path}.{key} must be a string when present", path=f"{path}.{key}")
+
+
+def _valid_created_at(text: str) -> bool:
+    """D-3: ISO date-time with Z/offset, or an ISO date; real calendar days only."""
+    match = _ISO_DATE_TIME.fullmatch(text)
+    if match is not None:
+        year, month, day, hour, minute = (int(match.group(i)) for i in range(1, 6))
+        second = int(match.group(6) or 0)
+        zone = match.group(8)
+        if zone != "Z" and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
+            return False
+        try:
+            datetime(year, month, day, hour, minute, second)
+        except ValueError:
+            return False
+        return True
+    match = _ISO_DATE.fullmatch(text)
+    if match is None:
+        return False
+    try:
+        date(int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1))
+    except ValueError:
+        return False
+    return True
+
+
+def check_header(value: object) -> Mapping[str, JsonValue]:
+    """FMT-9 rules 1-17 (the hash comparison is the caller's): returns the header mapping."""
+    header = _object(value)
+    if header is None:
+        raise Reject("line 1 must be a cassette header object", line=1)
+    if header.get("kind") != HEADER_KIND:
+        raise Reject("line 1 is not a cassette header", line=1)
+    _closed(header, _HEADER_FIELDS, "header")
+    if header.get("format") != CASSETTE_FORMAT:
+        shown = js_string(header.get("format"), present="format" in header)
+        raise Reject(f'unsupported cassette format "{shown}"', line=1, path="header.format")
+    version = header.get("version")
+    if not _is_number(version) or version != 1:
+        shown = js_string(version, present="version" in header)
+        raise Reject(f"unsupported cassette schema version {shown}", line=1, path="header.version")
+    _non_empty_string(header.get("cassetteId"), "header.cassetteId")
+    created_at = header.get("createdAt")
+    _non_empty_string(created_at, "header.createdAt")
+    if not _valid_created_at(str(created_at)):
+        raise Reject("header.createdAt must be an ISO timestamp", line=1, path="header.createdAt")
+    target = _object(header.get("target"))
+    if target is None or target.get("dshSubagent") != TARGET_DSH_SUBAGENT:
+        shown = (
+            "undefined"
+            if target is None
+            else js_string(target.get("dshSubagent"), present="dshSubagent" in target)
+        )
+        raise Reject(
+            f"cassette targets @deepseek-ai/dsh-subagent {shown}, expected {TARGET_DSH_SUBAGENT}",
+            line=1,
+            path="header.target",
+        )
+    _closed(target, frozenset({"dshSubagent"}), "header.target")
+    provider = _object(header.get("provider"))
+    if provider is None:
+        raise Reject("header.provider must be an object", line=1, path="header.provider")
+    _closed(provider, _PROVIDER_FIELDS, "header.provider")
+    _non_empty_string(provider.get("cassette"), "header.provider.cassette")
+    _non_empty_string(provider.get("upstream"), "header.provider.upstream")
+    capabilities = _object(provider.get("capabilities"))
+    caps_path = "header.provider.capabilities"
+    if capabilities is None:
+        raise Reject(f"{caps_path} must be an object", line=1, path=caps_path)
+    _closed(capabilities, frozenset(_CAPABILITY_FIELDS), caps_path)
+    for key in _CAPABILITY_FIELDS:
+        if not isinstance(capabilities.get(key), bool):
+            raise Reject(f"{caps_path}.{key} must be a boolean", line=1, path=f"{caps_path}.{key}")
+    if not isinstance(provider.get("inheritsParentContext"), bool):
+        raise Reject(
+            "header.provider.inheritsParentContext must be a boolean",
+            line=1,
+            path="header.provider.inheritsParentContext",
+        )
+    if header.get("requestStorage") not in ("metadata", "full"):
+        raise Reject(
+            'header.requestStorage must be "metadata" or "full"',
+            line=1,
+            path="header.requestStorage",
+        )
+    if not isinstance(header.get("redactSecrets"), bool):
+        raise Reject("header.redactSecrets must be a boolean", line=1, path="header.redactSecrets")
+    patterns = header.get("redactionPatterns")
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise Reject(
+            "header.redactionPatterns must be an array of strings",
+            line=1,
+            path="header.redactionPatterns",
+        )
+    _digest(header.get("hash"), "header.hash")
+    return header
+
+
+def _check_tool_filter(value: object, path: str) -> None:
+    tool_filter = _object(value)
+    if tool_filter is None:
+        raise Reject(f"{path} must be an object", path=path)
+    _closed(tool_filter, _FILTER_FIELDS, path)
+    for field in ("allow", "deny"):
+        if field in tool_filter:
+            names = tool_filter[field]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise Reject(
+                    f"{path}.{field} must be an array of strings when present",
+                    path=f"{path}.{field}",
+                )
+
+
+def _check_metadata(value: object, path: str) -> None:
+    metadata = _object(value)
+    if metadata is None:
+        raise Reject(f"{path} must be an object", path=path)
+    _closed(metadata, _METADATA_FIELDS, path)
+    _optional_string(metadata, "label", path)
+    _non_negative_integer(metadata.get("promptBlocks"), f"{path}.promptBlocks")
+    _non_negative_integer(metadata.get("promptBytes"), f"{path}.promptBytes")
+    if not isinstance(metadata.get("hasOutputSchema"), bool) or not isinstance(
+        metadata.get("hasPersona"), bool
+    ):
+        raise Reject(f"{path}.hasOutputSchema and {path}.hasPersona must be booleans", path=path)
+    if "maxDepth" in metadata:
+        _non_negative_integer(metadata["maxDepth"], f"{path}.maxDepth")
+    _optional_string(metadata, "childProvider", path)
+    _optional_string(metadata, "childModel", path)
+    if "toolFilter" in metadata:
+        _check_tool_filter(metadata["toolFilter"], f"{path}.toolFilter")
+
+
+def _check_full_request(value: object, path: str) -> None:
+    request = _object(value)
+    if request is None:
+        raise Reject(f"{path} must be an object", path=path)
+    _closed(request, _FULL_FIELDS, path)
+    check_content_blocks(request.get("prompt"), f"{path}.prompt")
+    _optional_string(request, "label", path)
+    for key in ("agentOptions", "outputSchema"):
+        if key in request and _object(request[key]) is None:
+            raise Reject(f"{path}.{key} must be an object when present", path=f"{path}.{key}")
+    if "maxDepth" in request:
+        _non_negative_integer(request["maxDepth"], f"{path}.maxDepth")
+    if "toolFilter" in request:
+        _check_tool_filter(request["toolFilter"], f"{path}.toolFilter")
+    _optional_string(request, "persona", path)
+
+
+def _check_request(value: object, path: str) -> None:
+    request = _object(value)
+    if request is None:
+        raise Reject(f"{path} must be an object", path=path)
+    storage = request.get("storage")
+    if storage == "metadata":
+        _closed(request, frozenset({"storage", "metadata"}), path)
+        _check_metadata(request.get("metadata"), f"{path}.metadata")
+    elif storage == "full":
+        _closed(request, frozenset({"storage", "value", "redactions"}), path)
+        _check_full_request(request.get("value"), f"{path}.value")
+        _non_negative_integer(request.get("redactions"), f"{path}.redactions")
+    else:
+        raise Reject(f'{path}.storage must be "metadata" or "full"', path=f"{path}.storage")
+
+
+def _check_timing(value: object, path: str) -> None:
+    timing = _object(value)
+    if timing is None:
+        raise Reject(f"{path} must be an object", path=path)
+    _closed(timing, _TIMING_FIELDS, path)
+    _non_empty_string(timing.get("startedAt"), f"{path}.startedAt")
+    latency = timing.get("startLatencyMs")
+    duration = timing.get("durationMs")
+    _non_negative_finite(latency, f"{path}.startLatencyMs")
+    _non_negative_finite(duration, f"{path}.durationMs")
+    if duration < latency:  # type: ignore[operator]
+        raise Reject(f"{path}.durationMs cannot be less than startLatencyMs", path=path)
+    for key in ("signalAbortedAtMs", "disposeCalledAtMs"):
+        if key in timing:
+            _non_negative_finite(timing[key], f"{path}.{key}")
+
+
+def _check_recorded_error(value: object, path: str) -> None:
+    error = _object(value)
+    if error is None:
+        raise Reject(f"{path} must be an object", path=path)
+    _closed(error, _ERROR_FIELDS, path)
+    _non_empty_string(error.get("name"), f"{path}.name")
+    if not isinstance(error.get("message"), str):
+        raise Reject(f"{path}.message must be a string", path=f"{path}.message")
+    _optional_string(error, "code", path)
+
+
+def _check_outcome(value: object, path: str) -> None:
+    outcome = _object(value)
+    if outcome is None:
+        raise Reject(f"{path} must be an object", path=path)
+    kind = outcome.get("kind")
+    if kind in ("start-error", "result-error"):
+        _closed(outcome, frozenset({"kind", "error"}), path)
+        _check_recorded_error(outcome.get("error"), f"{path}.error")
+        return
+    if kind != "result":
+        raise Reject(f"{path}.kind is unsupported", path=f"{path}.kind")
+    _closed(outcome, frozenset({"kind", "result", "redactions"}), path)
+    _non_negative_integer(outcome.get("redactions"), f"{path}.redactions")
+    result = _object(outcome.get("result"))
+    if (
+        result is None
+        or not isinstance(result.get("output"), list)
+        or not isinstance(result.get("stopReason"), str)
+    ):
+        raise Reject(f"{path}.result must contain output[] and stopReason", path=f"{path}.result")
+    check_content_blocks(result["output"], f"{path}.result.output")
+
+
+def _check_image(block: Mapping[str, JsonValue], block_path: str) -> None:
+    attachment = _object(block.get("attachment"))
+    if attachment is None:
+        raise Reject(f"{block_path}.attachment must be an object", path=block_path)
+    at = f"{block_path}.attachment"
+    _non_empty_string(attachment.get("attachmentId"), f"{at}.attachmentId")
+    media_type = js_string(attachment.get("mediaType"), present="mediaType" in attachment)
+    if media_type not in _IMAGE_TYPES:
+        raise Reject(f"{at}.mediaType is unsupported", path=f"{at}.mediaType")
+    _non_negative_integer(attachment.get("bytes"), f"{at}.bytes")
+    _positive_integer(attachment.get("width"), f"{at}.width")
+    _positive_integer(attachment.get("height"), f"{at}.height")
+    _optional_string(attachment, "name", at)
+
+
+def check_content_blocks(value: object, path: str) -> None:
+    """FMT-14 over an explicit LIFO worklist of (blocks, depth): linear, never recursive."""
+    if not isinstance(value, list):
+        raise Reject(f"{path} must be an array", path=path)
+    pending: list[tuple[list[JsonValue], int]] = [(value, 0)]
+    while pending:
+        blocks, depth = pending.pop()
+        for index, item in enumerate(blocks):
+            block = _object(item)
+            kind = None if block is None else block.get("type")
+            if depth == 0:
+                block_path = f"{path}[{index}]"
+            else:
+                block_path = f"{path} nested content at depth {depth}, index {index}"
+            if block is None or not isinstance(kind, str) or not kind:
+                raise Reject(f"{block_path} must be a typed content block", path=block_path)
+            if kind in ("text", "reasoning"):
+                if not isinstance(block.get("text"), str):
+                    raise Reject(f"{block_path}.text must be a string", path=block_path)
+            elif kind == "image":
+                _check_image(block, block_path)
+            elif kind == "tool-call":
+                for field in ("id", "name", "arguments"):
+                    if not isinstance(block.get(field), str):
+                        raise Reject(f"{block_path}.{field} must be a string", path=block_path)
+            elif kind == "tool-result":
+                if not isinstance(block.get("toolCallId"), str):
+                    raise Reject(f"{block_path}.toolCallId must be a string", path=block_path)
+                content = block.get("content")
+                if not isinstance(content, list):
+                    raise Reject(f"{block_path}.content must be an array", path=block_path)
+                if "isError" in block and not isinstance(block["isError"], bool):
+                    raise Reject(
+                        f"{block_path}.isError must be a boolean when present", path=block_path
+                    )
+                pending.append((content, depth + 1))
+
+
+def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[str, JsonValue]:
+    """FMT-10 rules 1-9 (the hash comparison is the caller's): returns the interaction mapping."""
+    p = f"line {line}"
+    record = _object(value)
+    if record is None or record.get("kind") != INTERACTION_KIND:
+        raise Reject(f"{p} is not a cassette interaction", line=line)
+    _closed(record, _INTERACTION_FIELDS, p)
+    _positive_integer(record.get("sequence"), f"{p}.sequence")
+    _non_empty_string(record.get("callKey"), f"{p}.callKey")
+    _non_empty_string(record.get("parentKey"), f"{p}.parentKey")
+    _digest(record.get("parentContextFingerprint"), f"{p}.parentContextFingerprint")
+    _positive_integer(record.get("occurrence"), f"{p}.occurrence")
+    _digest(record.get("requestFingerprint"), f"{p}.requestFingerprint")
+    _check_request(record.get("request"), f"{p}.request")
+    _check_timing(record.get("timing"), f"{p}.timing")
+    published = record.get("published")
+    local = record.get("local")
+    if not isinstance(published, bool) or not isinstance(local, bool):
+        raise Reject(f"{p}.published and {p}.local must be booleans", line=line)
+    _check_outcome(record.get("outcome"), f"{p}.outcome")
+    outcome = record["outcome"]
+    kind = outcome.get("kind") if isinstance(outcome, dict) else None
+    if kind == "start-error" and published is not False:
+        raise Reject(f"{p} start-error must be unpublished", line=line)
+    if kind != "start-error" and published is not True:
+        raise Reject(f"{p} post-publication outcome must be published", line=line)
+    if local is True and published is not True:
+        raise Reject(f"{p} an unpublished interaction cannot be local", line=line)
+    _digest(record.get("previousHash"), f"{p}.previousHash")
+    _digest(record.get("hash"), f"{p}.hash")
+    if record["previousHash"] != previous_hash:
+        raise Reject(f"{p} hash chain points to the wrong previous record", line=line)
+    return record

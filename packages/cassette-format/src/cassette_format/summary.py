@@ -1,0 +1,93 @@
+"""Metadata-only summaries of a verified cassette (FMT-19..21): never prompts or results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cassette_canonical import canonical_json
+from returns.result import Success
+
+from cassette_format._chain import Tally
+from cassette_format.cassette import CassetteFile
+from cassette_format.records import CassetteHeader, CassetteInteraction, StopReasonCategory
+
+if TYPE_CHECKING:
+    from cassette_canonical import JsonValue
+
+__all__ = ["ambiguous_groups", "classify_stop_reason", "summarize", "summary_document"]
+
+_CATEGORIES: dict[str, StopReasonCategory] = {
+    "completed": "completed",
+    "aborted": "aborted",
+    "error": "error",
+    "max-tokens": "max-tokens",
+    "refusal": "refusal",
+}
+
+
+def classify_stop_reason(stop_reason: str) -> StopReasonCategory:
+    """The bounded, metadata-safe category of an extensible stop reason (FMT-20)."""
+    return _CATEGORIES.get(stop_reason, "other")
+
+
+def group_key(interaction: CassetteInteraction) -> str:
+    """The reference's NUL-joined parent-context/request group key."""
+    return "\0".join(interaction.group_key)
+
+
+def ambiguous_groups(cassette: CassetteFile) -> list[str]:
+    """Groups (first-seen order) with 2+ members and more than one distinct outcome (FMT-19).
+
+    Outcomes are canonicalized only for groups that actually repeat.
+    """
+    members: dict[str, list[CassetteInteraction]] = {}
+    for interaction in cassette.interactions:
+        members.setdefault(group_key(interaction), []).append(interaction)
+    ambiguous: list[str] = []
+    for key, group in members.items():
+        if len(group) < 2:
+            continue
+        outcomes = {_outcome_text(member) for member in group}
+        if len(outcomes) > 1:
+            ambiguous.append(key)
+    return ambiguous
+
+
+def _outcome_text(interaction: CassetteInteraction) -> str:
+    text = canonical_json(interaction.outcome.to_json())
+    # A verified record's outcome always canonicalizes; the repr fallback keeps this total.
+    return text.unwrap() if isinstance(text, Success) else repr(interaction.outcome)
+
+
+def summary_document(header: CassetteHeader, tally: Tally, ambiguous: int) -> dict[str, JsonValue]:
+    """The reference `verify --json` document minus `file`, keys in its order (FMT-21)."""
+    caps = header.provider.capabilities
+    return {
+        "cassetteId": header.cassette_id,
+        "provider": {
+            "cassette": header.provider.cassette,
+            "upstream": header.provider.upstream,
+            "capabilities": {
+                "outputSchema": caps.output_schema,
+                "depthLimit": caps.depth_limit,
+                "toolFilter": caps.tool_filter,
+                "persona": caps.persona,
+            },
+            "inheritsParentContext": header.provider.inherits_parent_context,
+        },
+        "interactions": tally.interactions,
+        "completed": tally.completed,
+        "failed": tally.failed,
+        "aborted": tally.aborted,
+        "ambiguousGroups": ambiguous,
+        "redactedResults": tally.redacted,
+        "durationMs": tally.duration_ms,
+    }
+
+
+def summarize(cassette: CassetteFile) -> dict[str, JsonValue]:
+    """The reference `verify --json` summary of a parsed cassette, without `file`."""
+    tally = Tally()
+    for interaction in cassette.interactions:
+        tally.count(interaction.to_json())
+    return summary_document(cassette.header, tally, len(ambiguous_groups(cassette)))
