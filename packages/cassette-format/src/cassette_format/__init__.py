@@ -1,6 +1,13 @@
-"""cassette-format: dsh-subagent-cassette v1 records, strict verification, summaries, writer."""
+"""cassette-format: dsh-subagent-cassette v1 records, strict verification, summaries, writer.
 
+Core functions return `returns` Results carrying `CassetteFormatError` values
+(`parse_cassette`, `read_cassette`, `verify_stream`); the file edges `load_cassette` and
+`verify_file` raise `CassetteFormatError` instead.
+"""
+
+from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteError, CassetteFormatError
+from cassette_format.parse import load_cassette, parse_cassette, read_cassette
 from cassette_format.records import (
     CASSETTE_FORMAT,
     CASSETTE_VERSION,
@@ -25,6 +32,8 @@ from cassette_format.records import (
     Timing,
     ToolFilter,
 )
+from cassette_format.summary import ambiguous_groups, classify_stop_reason, summarize
+from cassette_format.verify import verify_file, verify_stream
 
 __all__ = [
     "CASSETTE_FORMAT",
@@ -33,6 +42,7 @@ __all__ = [
     "TARGET_DSH_SUBAGENT",
     "Capabilities",
     "CassetteError",
+    "CassetteFile",
     "CassetteFormatError",
     "CassetteHeader",
     "CassetteInteraction",
@@ -52,4 +62,12 @@ __all__ = [
     "StopReasonCategory",
     "Timing",
     "ToolFilter",
+    "ambiguous_groups",
+    "classify_stop_reason",
+    "load_cassette",
+    "parse_cassette",
+    "read_cassette",
+    "summarize",
+    "verify_file",
+    "verify_stream",
 ]
