@@ -16,12 +16,15 @@ import random
 import statistics
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from cassette_canonical import fingerprint
+from cassette_format import CassetteFile
 from cassette_format.records import (
+    Capabilities,
+    CassetteHeader,
     CassetteInteraction,
     MetadataRequestView,
+    ProviderFacts,
     ResultOutcome,
     Timing,
 )
@@ -41,9 +44,15 @@ CHUNK = 50
 HASH = "sha256:" + "0" * 64
 
 
-@dataclass(frozen=True, slots=True)
-class Interactions:
-    interactions: tuple[CassetteInteraction, ...]
+HEADER = CassetteHeader(
+    cassette_id="00000000-0000-4000-8000-000000000000",
+    created_at="2026-01-01T00:00:00.000Z",
+    provider=ProviderFacts("cassette", "spawn", Capabilities(True, True, True, True), False),
+    request_storage="metadata",
+    redact_secrets=True,
+    redaction_patterns=(),
+    hash="sha256:" + "0" * 64,
+)
 
 
 def raw_request(index: int) -> dict[str, object]:
@@ -72,7 +81,7 @@ def context_fingerprint() -> str:
     return digest({"kind": "dsh-subagent/parent-context", "value": PARENT_CONTEXT})
 
 
-def synthesize(count: int, pcf: str) -> tuple[Interactions, list[dict[str, object]]]:
+def synthesize(count: int, pcf: str) -> tuple[CassetteFile, list[dict[str, object]]]:
     records = []
     requests = []
     for index in range(count):
@@ -99,7 +108,7 @@ def synthesize(count: int, pcf: str) -> tuple[Interactions, list[dict[str, objec
             )
         )
         requests.append(request)
-    return Interactions(tuple(records)), requests
+    return CassetteFile(HEADER, tuple(records)), requests
 
 
 def live(request: Mapping[str, object], parent: LiveParent) -> LiveCall:

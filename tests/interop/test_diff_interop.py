@@ -4,19 +4,19 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_topology.diff import diff_cassettes
+from cassette_format import CassetteFile, parse_cassette
+from cassette_topology import diff_cassettes
+from returns.result import Success
 from support.paths import INTEROP
-from topology.builders import Cassette, Doc
 
 MANIFEST = json.loads((INTEROP / "manifest.json").read_text(encoding="utf-8"))
 DIFF_CASES = [case for case in MANIFEST["cases"] if case["type"] == "diff"]
 
 
-def load(relative: str) -> Cassette:
-    # Throwaway reader until cassette_format.parse_cassette lands: the pairs are valid files.
-    lines = [line for line in (INTEROP / relative).read_text(encoding="utf-8").splitlines() if line]
-    documents = [json.loads(line) for line in lines]
-    return Cassette(Doc(documents[0]), tuple(Doc(item) for item in documents[1:]))
+def load(relative: str) -> CassetteFile:
+    parsed = parse_cassette((INTEROP / relative).read_bytes(), relative)
+    assert isinstance(parsed, Success), parsed
+    return parsed.unwrap()
 
 
 def test_the_corpus_has_diff_pairs() -> None:

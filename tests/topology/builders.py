@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from cassette_canonical import fingerprint
+from cassette_format import CassetteFile
 from cassette_format.records import (
+    Capabilities,
+    CassetteHeader,
     CassetteInteraction,
     FullRequest,
     FullRequestView,
     MetadataRequestView,
     Outcome,
+    ProviderFacts,
     RecordedError,
     ResultErrorOutcome,
     ResultOutcome,
@@ -55,22 +58,6 @@ def text_outcome(
 
 def error_outcome(kind: str, message: str) -> dict[str, object]:
     return {"kind": kind, "error": {"name": "Error", "message": message}}
-
-
-@dataclass(frozen=True)
-class Doc:
-    """A record that only knows its on-disk document, as matcher and diff read records."""
-
-    document: Mapping[str, object]
-
-    def to_json(self) -> Mapping[str, object]:
-        return self.document
-
-
-@dataclass(frozen=True)
-class Cassette:
-    header: Doc
-    interactions: tuple[CassetteInteraction, ...] = field(default=())
 
 
 def _outcome(document: Mapping[str, object]) -> Outcome:
@@ -179,41 +166,30 @@ def interaction(
     )
 
 
-def header(**overrides: object) -> dict[str, object]:
-    provider: dict[str, object] = {
-        "cassette": "cassette",
-        "upstream": "spawn",
-        "capabilities": {
-            "outputSchema": True,
-            "depthLimit": True,
-            "toolFilter": True,
-            "persona": True,
-        },
-        "inheritsParentContext": False,
-    }
-    document: dict[str, object] = {
-        "kind": "cassette/header",
-        "format": "dsh-subagent-cassette",
-        "version": 1,
-        "cassetteId": "00000000-0000-4000-8000-000000000000",
-        "createdAt": "2026-01-01T00:00:00.000Z",
-        "target": {"dshSubagent": "0.1.0-rc.7"},
-        "provider": provider,
-        "requestStorage": "metadata",
-        "redactSecrets": True,
-        "redactionPatterns": [],
-        "hash": HEADER_HASH,
-    }
-    for name, value in overrides.items():
-        if name in provider:
-            provider[name] = value
-        else:
-            document[name] = value
-    return document
+def header(
+    *,
+    requestStorage: str = "metadata",
+    inheritsParentContext: bool = False,
+    upstream: str = "spawn",
+) -> CassetteHeader:
+    return CassetteHeader(
+        cassette_id="00000000-0000-4000-8000-000000000000",
+        created_at="2026-01-01T00:00:00.000Z",
+        provider=ProviderFacts(
+            cassette="cassette",
+            upstream=upstream,
+            capabilities=Capabilities(True, True, True, True),
+            inherits_parent_context=inheritsParentContext,
+        ),
+        request_storage=requestStorage,  # type: ignore[arg-type]
+        redact_secrets=True,
+        redaction_patterns=(),
+        hash=HEADER_HASH,
+    )
 
 
-def cassette(records: Sequence[CassetteInteraction], **header_overrides: object) -> Cassette:
-    return Cassette(Doc(header(**header_overrides)), tuple(records))
+def cassette(records: Sequence[CassetteInteraction], **header_facts: object) -> CassetteFile:
+    return CassetteFile(header(**header_facts), tuple(records))  # type: ignore[arg-type]
 
 
 def call(

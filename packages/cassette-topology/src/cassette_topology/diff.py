@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import Final, Literal
 
 from cassette_canonical import canonical_json, fingerprint, utf16_sort_key
+from cassette_format import CassetteFile, ambiguous_groups, classify_stop_reason
+from cassette_format.records import CassetteInteraction, ResultOutcome
 
 PolicyField = Literal[
     "provider.cassette",
@@ -34,24 +36,10 @@ _POLICY_PATHS: Final[tuple[tuple[PolicyField, tuple[str, ...]], ...]] = (
     ("redactSecrets", ("redactSecrets",)),
     ("redactionPatterns", ("redactionPatterns",)),
 )
-_STOP_CATEGORIES: Final = frozenset({"completed", "aborted", "error", "max-tokens", "refusal"})
 #: Below this magnitude JavaScript prints an integral double without an exponent.
 _PLAIN_INTEGER_LIMIT: Final = 1e21
 
 Number = int | float
-
-
-class _Record(Protocol):
-    def to_json(self) -> Mapping[str, object]: ...
-
-
-class DiffableCassette(Protocol):
-    """What a diff reads of a verified cassette: its header and interactions as on disk."""
-
-    @property
-    def header(self) -> _Record: ...
-    @property
-    def interactions(self) -> Sequence[_Record]: ...
 
 
 def _plain_number(value: object) -> Number:
@@ -63,21 +51,12 @@ def _plain_number(value: object) -> Number:
     return value
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
 def _canonical_text(value: object) -> str | None:
     return canonical_json(value).value_or(None)
-
-
-def stop_reason_category(stop_reason: str) -> str:
-    """FMT-20: the bounded category a diff may show instead of the raw stop reason."""
-    return stop_reason if stop_reason in _STOP_CATEGORIES else "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,33 +235,29 @@ class CassetteDiff:
         }
 
 
-def _summarize(interaction: Mapping[str, object]) -> CallSummary:
-    outcome = _mapping(interaction.get("outcome"))
-    kind = _text(outcome.get("kind"))
-    stop_reason = (
-        stop_reason_category(_text(_mapping(outcome.get("result")).get("stopReason")))
-        if kind == "result"
-        else None
-    )
-    timing = _mapping(interaction.get("timing"))
-    occurrence = interaction.get("occurrence")
+def _summarize(interaction: CassetteInteraction) -> CallSummary:
+    outcome = interaction.outcome
     return CallSummary(
         identity=CallIdentity(
-            parent_key=_text(interaction.get("parentKey")),
-            parent_context_fingerprint=_text(interaction.get("parentContextFingerprint")),
-            request_fingerprint=_text(interaction.get("requestFingerprint")),
-            occurrence=int(occurrence) if isinstance(occurrence, int | float) else 0,
+            parent_key=interaction.parent_key,
+            parent_context_fingerprint=interaction.parent_context_fingerprint,
+            request_fingerprint=interaction.request_fingerprint,
+            occurrence=interaction.occurrence,
         ),
-        call_key=_text(interaction.get("callKey")),
-        outcome_kind=kind,
-        stop_reason=stop_reason,
+        call_key=interaction.call_key,
+        outcome_kind=outcome.kind,
+        stop_reason=(
+            classify_stop_reason(outcome.stop_reason)
+            if isinstance(outcome, ResultOutcome)
+            else None
+        ),
         # A verified cassette's records were all canonicalized when their hashes were
-        # checked, so the outcome always has a fingerprint; "" only guards foreign input.
-        outcome_fingerprint=fingerprint(outcome).value_or(""),
-        published=interaction.get("published") is True,
-        local=interaction.get("local") is True,
-        duration_ms=_plain_number(timing.get("durationMs")),
-        start_latency_ms=_plain_number(timing.get("startLatencyMs")),
+        # checked, so every outcome has a fingerprint; "" only keeps this function total.
+        outcome_fingerprint=fingerprint(outcome.to_json()).value_or(""),
+        published=interaction.published,
+        local=interaction.local,
+        duration_ms=_plain_number(interaction.timing.duration_ms),
+        start_latency_ms=_plain_number(interaction.timing.start_latency_ms),
     )
 
 
@@ -301,26 +276,7 @@ def _policy_changes(
     return tuple(changes)
 
 
-def _group_key(interaction: Mapping[str, object]) -> tuple[str, str, str]:
-    return (
-        _text(interaction.get("parentKey")),
-        _text(interaction.get("parentContextFingerprint")),
-        _text(interaction.get("requestFingerprint")),
-    )
-
-
-def count_ambiguous_groups(interactions: Sequence[Mapping[str, object]]) -> int:
-    """FMT-19: groups of two or more members with more than one distinct canonical outcome."""
-    outcomes: dict[tuple[str, str, str], set[str | None]] = {}
-    sizes: dict[tuple[str, str, str], int] = {}
-    for interaction in interactions:
-        group = _group_key(interaction)
-        sizes[group] = sizes.get(group, 0) + 1
-        outcomes.setdefault(group, set()).add(_canonical_text(interaction.get("outcome")))
-    return sum(1 for group, seen in outcomes.items() if sizes[group] > 1 and len(seen) > 1)
-
-
-def _sorted_summaries(interactions: Sequence[Mapping[str, object]]) -> list[CallSummary]:
+def _sorted_summaries(interactions: tuple[CassetteInteraction, ...]) -> list[CallSummary]:
     return sorted((_summarize(item) for item in interactions), key=lambda s: s.identity.sort_key())
 
 
@@ -333,15 +289,13 @@ def _boundary_fields(expected: CallSummary, actual: CallSummary) -> tuple[Bounda
     return tuple(fields)
 
 
-def diff_cassettes(expected: DiffableCassette, actual: DiffableCassette) -> CassetteDiff:
+def diff_cassettes(expected: CassetteFile, actual: CassetteFile) -> CassetteDiff:
     """Align two verified cassettes by call identity and report every material difference."""
-    expected_header = expected.header.to_json()
-    actual_header = actual.header.to_json()
-    expected_records = [item.to_json() for item in expected.interactions]
-    actual_records = [item.to_json() for item in actual.interactions]
-    expected_ambiguous = count_ambiguous_groups(expected_records)
-    actual_ambiguous = count_ambiguous_groups(actual_records)
-    policy = _policy_changes(expected_header, actual_header)
+    expected_records = expected.interactions
+    actual_records = actual.interactions
+    expected_ambiguous = len(ambiguous_groups(expected))
+    actual_ambiguous = len(ambiguous_groups(actual))
+    policy = _policy_changes(expected.header.to_json(), actual.header.to_json())
     issues: list[ComparisonIssue] = []
     if expected_ambiguous > 0:
         issues.append("expected-ambiguous-duplicate-groups")

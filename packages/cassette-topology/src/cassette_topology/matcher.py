@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import Final, Literal
 
+from cassette_format import CassetteFile, ambiguous_groups
 from cassette_format.records import CassetteInteraction, ResultOutcome
 from returns.result import Failure, Result, Success
 
-from cassette_topology.ambiguity import ambiguous_group_keys
 from cassette_topology.call_keys import GroupKey, group_key
 from cassette_topology.diagnostics import (
     DiagnosticCandidate,
@@ -32,13 +32,6 @@ from cassette_topology.tracker import TopologySnapshot, TopologyTracker
 DuplicatePolicy = Literal["reject", "sequence"]
 _DUPLICATE_POLICIES: Final = ("reject", "sequence")
 _UNCONSUMED_SAMPLE: Final = 5
-
-
-class MatchableCassette(Protocol):
-    """What a matcher reads of a verified cassette (`cassette_format.CassetteFile` fits)."""
-
-    @property
-    def interactions(self) -> Sequence[CassetteInteraction]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +94,7 @@ class InteractionMatcher:
     @classmethod
     def build(
         cls,
-        cassette: MatchableCassette,
+        cassette: CassetteFile,
         *,
         duplicate_policy: object = "reject",
         allow_redacted_replay: object = False,
@@ -120,7 +113,7 @@ class InteractionMatcher:
             return Failure(invalid)
         physical = tuple(cassette.interactions)
         if duplicate_policy == "reject":
-            ambiguous = len(ambiguous_group_keys(physical))
+            ambiguous = len(ambiguous_groups(cassette))
             if ambiguous > 0:
                 return Failure(
                     TopologyError(
