@@ -5,6 +5,9 @@ Core functions return `returns` Results carrying `CassetteFormatError` values
 `verify_file` raise `CassetteFormatError` instead.
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteError, CassetteFormatError
 from cassette_format.parse import load_cassette, parse_cassette, read_cassette
@@ -35,6 +38,33 @@ from cassette_format.records import (
 from cassette_format.summary import ambiguous_groups, classify_stop_reason, summarize
 from cassette_format.verify import verify_file, verify_stream
 
+if TYPE_CHECKING:
+    from cassette_format.chain import header_line, interaction_line, seal_interaction
+    from cassette_format.header import create_header, iso_timestamp, validate_header
+    from cassette_format.lock import writer_lock_path
+    from cassette_format.writer import CassetteWriter, WriteMode
+
+# The writer side (asyncio, threads) loads on first use, so `cassette verify` stays lean.
+_LAZY = {
+    "CassetteWriter": "cassette_format.writer",
+    "WriteMode": "cassette_format.writer",
+    "create_header": "cassette_format.header",
+    "iso_timestamp": "cassette_format.header",
+    "validate_header": "cassette_format.header",
+    "header_line": "cassette_format.chain",
+    "interaction_line": "cassette_format.chain",
+    "seal_interaction": "cassette_format.chain",
+    "writer_lock_path": "cassette_format.lock",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cassette_format' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "CASSETTE_FORMAT",
     "CASSETTE_FORMAT_CODE",
@@ -46,6 +76,7 @@ __all__ = [
     "CassetteFormatError",
     "CassetteHeader",
     "CassetteInteraction",
+    "CassetteWriter",
     "FullRequest",
     "FullRequestView",
     "InteractionBody",
@@ -62,12 +93,20 @@ __all__ = [
     "StopReasonCategory",
     "Timing",
     "ToolFilter",
+    "WriteMode",
     "ambiguous_groups",
     "classify_stop_reason",
+    "create_header",
+    "header_line",
+    "interaction_line",
+    "iso_timestamp",
     "load_cassette",
     "parse_cassette",
     "read_cassette",
+    "seal_interaction",
     "summarize",
+    "validate_header",
     "verify_file",
     "verify_stream",
+    "writer_lock_path",
 ]

@@ -1,0 +1,90 @@
+"""New headers (FMT-22) and the header check the writer runs before touching the disk."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from cassette_canonical import fingerprint
+from returns.result import Failure, Result, Success
+
+from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
+from cassette_format.records import (
+    Capabilities,
+    CassetteHeader,
+    ProviderFacts,
+    RequestStorage,
+)
+from cassette_format.schema import check_header
+
+__all__ = ["create_header", "iso_timestamp", "validate_header"]
+
+_LOSSY = "cassette record is not lossless canonical JSON"
+
+
+def iso_timestamp(moment: datetime) -> str:
+    """`YYYY-MM-DDTHH:mm:ss.sssZ` in UTC, as JavaScript's toISOString (never `+00:00`)."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def validate_header(header: CassetteHeader) -> Result[CassetteHeader, CassetteFormatError]:
+    """FMT-9 over the header's on-disk form, hash included."""
+    try:
+        check_header(header.to_json())
+    except Reject as reject:
+        return Failure(CassetteFormatError(reject.message, line=1, path=reject.path))
+    expected = fingerprint(header.body_json())
+    if not isinstance(expected, Success):
+        return Failure(CassetteFormatError(_LOSSY, line=1))
+    if expected.unwrap() != header.hash:
+        return Failure(CassetteFormatError("header hash mismatch", line=1))
+    return Success(header)
+
+
+def create_header(
+    *,
+    cassette: str,
+    upstream: str,
+    capabilities: Capabilities,
+    inherits_parent_context: bool,
+    request_storage: RequestStorage,
+    redact_secrets: bool,
+    redaction_patterns: Iterable[str] = (),
+    cassette_id: str | None = None,
+    created_at: datetime | None = None,
+) -> Result[CassetteHeader, CassetteFormatError]:
+    """A new header: random UUIDv4 id, current time, hash computed last, then validated.
+
+    `cassette_id` and `created_at` may be given for reproducible headers (tests, tools).
+    """
+    moment = datetime.now(UTC) if created_at is None else created_at
+    unsealed = CassetteHeader(
+        cassette_id=str(uuid.uuid4()) if cassette_id is None else cassette_id,
+        created_at=iso_timestamp(moment),
+        provider=ProviderFacts(
+            cassette=cassette,
+            upstream=upstream,
+            capabilities=capabilities,
+            inherits_parent_context=inherits_parent_context,
+        ),
+        request_storage=request_storage,
+        redact_secrets=redact_secrets,
+        redaction_patterns=tuple(redaction_patterns),
+        hash="",
+    )
+    digest = fingerprint(unsealed.body_json())
+    if not isinstance(digest, Success):
+        return Failure(CassetteFormatError(_LOSSY, line=1))
+    sealed = CassetteHeader(
+        cassette_id=unsealed.cassette_id,
+        created_at=unsealed.created_at,
+        provider=unsealed.provider,
+        request_storage=unsealed.request_storage,
+        redact_secrets=unsealed.redact_secrets,
+        redaction_patterns=unsealed.redaction_patterns,
+        hash=digest.unwrap(),
+    )
+    return validate_header(sealed)
