@@ -1,0 +1,95 @@
+"""The plugin's pure decisions: record mode resolution, cassette paths, record/replay plans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cassette_provider.pytest_plugin import (
+    CassettePlan,
+    default_cassette_path,
+    diagnostic_text,
+    plan_cassette,
+    resolve_mode,
+    safe_name,
+    split_options,
+)
+
+
+def test_command_line_mode_wins_over_ini_and_none_is_the_default() -> None:
+    assert resolve_mode(None, None) == "none"
+    assert resolve_mode(None, "once") == "once"
+    assert resolve_mode("all", "once") == "all"
+
+
+def test_an_unknown_mode_is_a_usage_error_naming_the_accepted_ones() -> None:
+    with pytest.raises(pytest.UsageError, match="none, once, all"):
+        resolve_mode(None, "new_episodes")
+
+
+def test_default_path_sits_beside_the_test_under_cassettes_module_test() -> None:
+    path = default_cassette_path(
+        Path("/src/tests/test_flow.py"), "tests/test_flow.py::test_fan_out"
+    )
+    assert path == Path("/src/tests/cassettes/test_flow/test_fan_out.cassette.jsonl")
+
+
+def test_class_and_parametrized_tests_get_distinct_safe_names() -> None:
+    path = default_cassette_path(
+        Path("/t/test_a.py"), "test_a.py::TestPlanner::test_x[fast/one two]"
+    )
+    assert path.name == "TestPlanner.test_x_fast_one_two_.cassette.jsonl"
+    assert safe_name("a/b\\c:d*é") == "a_b_c_d__"
+    assert safe_name("") == "_"
+
+
+def test_none_mode_replays_an_existing_cassette_and_refuses_a_missing_one() -> None:
+    path = Path("/t/cassettes/m/t.cassette.jsonl")
+    assert plan_cassette("none", path, exists=True, options={}) == CassettePlan(
+        "replay", path, None
+    )
+    with pytest.raises(pytest.fail.Exception, match="--cassette-mode=once"):
+        plan_cassette("none", path, exists=False, options={})
+
+
+def test_once_records_only_when_missing_and_all_always_truncates() -> None:
+    path = Path("/t/c.cassette.jsonl")
+    assert plan_cassette("once", path, exists=False, options={}).write_mode == "create"
+    assert plan_cassette("once", path, exists=True, options={}).action == "replay"
+    assert plan_cassette("all", path, exists=True, options={}).write_mode == "truncate"
+    assert plan_cassette("all", path, exists=False, options={}).action == "record"
+
+
+def test_marker_options_split_by_config_and_unknown_ones_fail() -> None:
+    record, replay = split_options(
+        {"request_storage": "full", "timing": "recorded", "provider": "c"},
+        frozenset({"request_storage", "provider"}),
+        frozenset({"timing", "provider"}),
+    )
+    assert record == {"request_storage": "full", "provider": "c"}
+    assert replay == {"timing": "recorded", "provider": "c"}
+    with pytest.raises(pytest.fail.Exception, match="unknown option\\(s\\) spped"):
+        split_options({"spped": 2}, frozenset(), frozenset({"speed"}))
+
+
+class _Diagnostic:
+    def as_document(self) -> dict[str, object]:
+        return {"status": "mismatch", "reason": "request-changed"}
+
+
+class _Mismatch(Exception):
+    code = "CASSETTE_MISMATCH"
+    diagnostic = _Diagnostic()
+
+
+def test_a_mismatch_diagnostic_is_found_through_wrapping_exceptions() -> None:
+    try:
+        try:
+            raise _Mismatch("no cassette interaction matches")
+        except _Mismatch as inner:
+            raise RuntimeError("tool failed") from inner
+    except RuntimeError as outer:
+        text = diagnostic_text(ExceptionGroup("gather", [ValueError("x"), outer]))
+    assert text is not None
+    assert '"reason": "request-changed"' in text
+    assert diagnostic_text(ValueError("unrelated")) is None
