@@ -1,0 +1,60 @@
+"""Delegation from a parent agent's tool to child agents through a `ProviderRegistry`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cassette_provider.adapters.blocks import (
+    CHILD_AGENT_OPTION,
+    provider_contract,
+    result_text,
+    text_prompt,
+)
+
+
+class SubagentIncompleteError(RuntimeError):
+    """A child finished without completing its task; only its stop reason is shown."""
+
+    def __init__(self, agent: str, stop_reason: object) -> None:
+        super().__init__(f"subagent {agent!r} stopped with reason {str(stop_reason)!r}")
+        self.agent = agent
+        self.stop_reason = stop_reason
+
+
+class SubagentDelegate:
+    """Starts child agents by name for one parent, through the registry's cassette provider.
+
+    Every call is one one-shot subagent start: the request names the child in
+    `agent_options["agent"]` and uses the child's name as its label, so concurrent children
+    (`asyncio.gather`) are told apart by what they were asked, never by completion order.
+    """
+
+    def __init__(self, registry: Any, parent: Any, *, provider: str = "cassette") -> None:
+        self.registry = registry
+        self.parent = parent
+        self.provider = provider
+
+    async def run(
+        self, agent: str, prompt: str, *, label: str | None = None
+    ) -> Mapping[str, object]:
+        """Start the child, await its terminal result and dispose of the run."""
+        request = provider_contract().StartRequest(
+            prompt=text_prompt(prompt),
+            parent=self.parent,
+            label=label if label is not None else agent,
+            agent_options={CHILD_AGENT_OPTION: agent},
+        )
+        run = await self.registry.start(self.provider, request)
+        try:
+            result: Mapping[str, object] = await run.result
+        finally:
+            await run.dispose()
+        return result
+
+    async def ask(self, agent: str, prompt: str, *, label: str | None = None) -> str:
+        """The child's text output; a non-completed stop reason raises."""
+        result = await self.run(agent, prompt, label=label)
+        if result.get("stopReason") != "completed":
+            raise SubagentIncompleteError(agent, result.get("stopReason"))
+        return result_text(result)
