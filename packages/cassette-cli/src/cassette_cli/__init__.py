@@ -1,11 +1,5 @@
-"""cassette-cli: the `cassette` console script (filled in by its issue)."""
+"""cassette-cli: the `cassette` command (verify, inspect, diff, demo), drop-in for the reference."""
 
-import sys
+from cassette_cli.app import console_main, main
 
-__all__ = ["console_main"]
-
-
-def console_main() -> None:
-    """Console entry point; the commands arrive with the CLI issue."""
-    sys.stderr.write("cassette: not implemented yet\n")
-    raise SystemExit(1)
+__all__ = ["console_main", "main"]

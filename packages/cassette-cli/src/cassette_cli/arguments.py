@@ -1,0 +1,244 @@
+"""Command-line parsing with the reference's dispatch order and exact usage errors (CLI-2, CLI-4).
+
+argparse cannot reproduce the reference (`--json` anywhere, `--help` anywhere, its own
+messages), so the words are read by hand. Parsing is pure: a `Result` carries either the
+command to run or the usage error message to print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias
+
+from returns.result import Failure, Result, Success
+
+__all__ = [
+    "COLOR_MODES",
+    "ColorMode",
+    "Command",
+    "DemoCommand",
+    "DiffCommand",
+    "InspectCommand",
+    "ShowUsage",
+    "ShowVersion",
+    "UsageError",
+    "VerifyCommand",
+    "parse_arguments",
+]
+
+ColorMode: TypeAlias = Literal["auto", "always", "never"]
+COLOR_MODES: Final[tuple[ColorMode, ...]] = ("auto", "always", "never")
+_COMMANDS: Final = frozenset({"verify", "inspect", "diff"})
+
+
+@dataclass(frozen=True, slots=True)
+class ShowVersion:
+    """`cassette --version`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShowUsage:
+    """Usage on stdout; exit 1 when no arguments were given at all, else 0."""
+
+    exit_code: int
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyCommand:
+    """`verify`: one path (the reference's output) or many paths, directories and globs."""
+
+    paths: tuple[str, ...]
+    json: bool
+    jobs: int | None
+    color: ColorMode
+
+
+@dataclass(frozen=True, slots=True)
+class InspectCommand:
+    """`inspect <file>` with the reference's options plus `--tree`."""
+
+    path: str
+    json: bool
+    show_calls: bool
+    tree: bool
+    color: ColorMode
+
+
+@dataclass(frozen=True, slots=True)
+class DiffCommand:
+    """`diff <expected> <actual>`; paths are kept as typed, for the human report."""
+
+    expected: str
+    actual: str
+    json: bool
+    show_calls: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DemoCommand:
+    """`demo [--dir DIR]`: the record/replay tour on an embedded scenario."""
+
+    directory: str | None
+    color: ColorMode
+
+
+@dataclass(frozen=True, slots=True)
+class UsageError:
+    """A usage mistake: the raw message (display() is applied when printed), exit 1."""
+
+    message: str
+
+
+Command: TypeAlias = (
+    ShowVersion | ShowUsage | VerifyCommand | InspectCommand | DiffCommand | DemoCommand
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """A command's words sorted into flags, option values and positionals."""
+
+    flags: frozenset[str]
+    values: tuple[tuple[str, str], ...]
+    positionals: tuple[str, ...]
+
+    def value(self, option: str) -> str | None:
+        """The last value given for `option`, if any."""
+        found = None
+        for name, value in self.values:
+            if name == option:
+                found = value
+        return found
+
+
+#: Per command: flags it accepts, and options that take a value.
+_FLAGS: Final[dict[str, frozenset[str]]] = {
+    "verify": frozenset({"--json", "--show-calls"}),
+    "inspect": frozenset({"--json", "--show-calls", "--tree"}),
+    "diff": frozenset({"--json", "--show-calls"}),
+    "demo": frozenset(),
+}
+_VALUED: Final[dict[str, frozenset[str]]] = {
+    "verify": frozenset({"--jobs", "--color"}),
+    "inspect": frozenset({"--color"}),
+    "diff": frozenset(),
+    "demo": frozenset({"--dir", "--color"}),
+}
+
+
+def _sort_words(command: str, words: Sequence[str]) -> Result[_Words, UsageError]:
+    flags: set[str] = set()
+    values: list[tuple[str, str]] = []
+    positionals: list[str] = []
+    pending: str | None = None
+    for word in words:
+        if pending is not None:
+            values.append((pending, word))
+            pending = None
+            continue
+        if word in _FLAGS[command]:
+            flags.add(word)
+            continue
+        name, equals, inline = word.partition("=")
+        if name in _VALUED[command]:
+            if equals:
+                values.append((name, inline))
+            else:
+                pending = name
+            continue
+        if word.startswith("-"):
+            return Failure(UsageError(f"Unknown option for {command}: {word}"))
+        positionals.append(word)
+    if pending is not None:
+        return Failure(UsageError(f"Option {pending} for {command} needs a value"))
+    return Success(_Words(frozenset(flags), tuple(values), tuple(positionals)))
+
+
+def _color(words: _Words) -> Result[ColorMode, UsageError]:
+    given = words.value("--color")
+    if given is None:
+        return Success("auto")
+    for mode in COLOR_MODES:
+        if given == mode:
+            return Success(mode)
+    return Failure(UsageError(f"--color must be auto, always or never, received {given}"))
+
+
+def _jobs(words: _Words) -> Result[int | None, UsageError]:
+    given = words.value("--jobs")
+    if given is None:
+        return Success(None)
+    if given.isascii() and given.isdigit() and int(given) >= 1:
+        return Success(int(given))
+    return Failure(UsageError(f"--jobs must be a positive integer, received {given}"))
+
+
+def _count_error(command: str, expected: int, received: int) -> UsageError:
+    noun = "cassette files" if expected == 2 else "cassette file"
+    return UsageError(f"Expected {expected} {noun} for {command}, received {received}")
+
+
+def _verify(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+    if not words.positionals:
+        return Failure(_count_error("verify", 1, 0))
+    return _jobs(words).map(
+        lambda jobs: VerifyCommand(words.positionals, "--json" in words.flags, jobs, color)
+    )
+
+
+def _inspect(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+    if len(words.positionals) != 1:
+        return Failure(_count_error("inspect", 1, len(words.positionals)))
+    return Success(
+        InspectCommand(
+            words.positionals[0],
+            "--json" in words.flags,
+            "--show-calls" in words.flags,
+            "--tree" in words.flags,
+            color,
+        )
+    )
+
+
+def _diff(words: _Words) -> Result[Command, UsageError]:
+    if len(words.positionals) != 2:
+        return Failure(_count_error("diff", 2, len(words.positionals)))
+    expected, actual = words.positionals
+    return Success(
+        DiffCommand(expected, actual, "--json" in words.flags, "--show-calls" in words.flags)
+    )
+
+
+def _demo(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+    if words.positionals:
+        return Failure(UsageError(f"Unexpected argument for demo: {words.positionals[0]}"))
+    return Success(DemoCommand(words.value("--dir"), color))
+
+
+def _command(command: str, words: _Words) -> Result[Command, UsageError]:
+    if command == "diff":
+        return _diff(words)
+
+    def choose(color: ColorMode) -> Result[Command, UsageError]:
+        if command == "verify":
+            return _verify(words, color)
+        if command == "inspect":
+            return _inspect(words, color)
+        return _demo(words, color)
+
+    return _color(words).bind(choose)
+
+
+def parse_arguments(argv: Sequence[str]) -> Result[Command, UsageError]:
+    """Decide what to run, in the reference's order: version, usage, help, command (CLI-2)."""
+    if len(argv) == 1 and argv[0] == "--version":
+        return Success(ShowVersion())
+    if not argv:
+        return Success(ShowUsage(exit_code=1))
+    command = argv[0]
+    if command in ("--help", "-h") or "--help" in argv:
+        return Success(ShowUsage(exit_code=0))
+    if command not in _COMMANDS:
+        return Failure(UsageError(f"Unknown command: {command}"))
+    return _sort_words(command, argv[1:]).bind(lambda words: _command(command, words))

@@ -1,0 +1,92 @@
+"""The reference's commands at the I/O edge: load, summarize, print, choose the exit code.
+
+Every failure while loading or comparing becomes `display(message)` on stderr and exit 1
+(CLI-11); the messages are the format package's, which never hold bodies (ERR-4).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cassette_cli.arguments import DiffCommand, InspectCommand
+from cassette_cli.display import display
+from cassette_cli.json_document import json_document
+from cassette_cli.reports import call_lines, diff_lines, inspect_lines, verify_line
+from cassette_cli.terminal import Output, palette_for
+
+__all__ = ["run_diff", "run_inspect", "run_verify_file"]
+
+
+def _failed(output: Output, error: Exception) -> int:
+    output.err(display(str(error)))
+    return 1
+
+
+def run_verify_file(path: str, *, as_json: bool, output: Output) -> int:
+    """`verify <file>`: the streaming verifier's summary, as one line or a document (CLI-5)."""
+    from cassette_format import verify_file
+
+    try:
+        summary = verify_file(path)
+    except Exception as error:  # the CLI edge: every failure is a message
+        return _failed(output, error)
+    if as_json:
+        output.out(json_document({"file": os.path.abspath(path), **summary}))
+    else:
+        output.out(verify_line(summary))
+    return 0
+
+
+def run_inspect(command: InspectCommand, output: Output) -> int:
+    """`inspect <file>`: summary lines, optional calls and tree, or the JSON document (CLI-6)."""
+    from cassette_format import load_cassette, summarize
+
+    from cassette_cli.inspection import call_documents, tree_calls
+    from cassette_cli.tree import tree_lines
+
+    try:
+        cassette = load_cassette(command.path)
+    except Exception as error:  # the CLI edge: every failure is a message
+        return _failed(output, error)
+    document: dict[str, object] = {}
+    if cassette.source is not None:
+        document["file"] = cassette.source
+    document.update(summarize(cassette))
+    if command.json:
+        if command.show_calls:
+            document["calls"] = call_documents(cassette)
+        output.out(json_document(document))
+        return 0
+    for line in inspect_lines(document):
+        output.out(line)
+    if command.show_calls:
+        for line in call_lines(call_documents(cassette)):
+            output.out(line)
+    if command.tree:
+        for line in tree_lines(tree_calls(cassette), palette_for(command.color, output.stdout)):
+            output.out(line)
+    return 0
+
+
+def run_diff(command: DiffCommand, output: Output) -> int:
+    """`diff <expected> <actual>`: exit 0 when equivalent, else 2 (CLI-7).
+
+    The expected file is loaded first, so when both fail the first one is reported (GAP-5).
+    """
+    from cassette_format import load_cassette
+    from cassette_topology import diff_cassettes
+
+    try:
+        expected = load_cassette(command.expected)
+        actual = load_cassette(command.actual)
+        document = diff_cassettes(expected, actual).as_document()
+    except Exception as error:  # the CLI edge: every failure is a message
+        return _failed(output, error)
+    if command.json:
+        output.out(json_document(document))
+    else:
+        for line in diff_lines(
+            document, command.expected, command.actual, show_calls=command.show_calls
+        ):
+            output.out(line)
+    return 0 if document.get("equivalent") is True else 2

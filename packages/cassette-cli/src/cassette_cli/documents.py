@@ -1,0 +1,58 @@
+"""Typed reads of the plain-data documents the renderers print (summary, calls, diff)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cassette_canonical import number_text
+
+__all__ = ["Document", "boolean", "count_text", "documents", "mapping", "number", "text"]
+
+Document = Mapping[str, object]
+
+
+def text(document: Document, key: str) -> str:
+    """A string member, or "" when absent or not a string."""
+    value = document.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def number(document: Document, key: str) -> int | float:
+    """A number member, or 0 when absent or not a number (booleans are not numbers)."""
+    value = document.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return value
+
+
+def boolean(document: Document, key: str) -> bool:
+    """A boolean member, False unless it is exactly true."""
+    return document.get(key) is True
+
+
+def mapping(document: Document, key: str) -> Document:
+    """An object member, or an empty one."""
+    value = document.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def documents(document: Document, key: str) -> tuple[Document, ...]:
+    """The object items of an array member."""
+    value = document.get(key)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return ()
+    return tuple(item for item in value if isinstance(item, Mapping))
+
+
+def strings(document: Document, key: str) -> tuple[str, ...]:
+    """The string items of an array member."""
+    value = document.get(key)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return ()
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def count_text(document: Document, key: str) -> str:
+    """A number member as JavaScript's template literal prints it (CANON-5)."""
+    value = number(document, key)
+    return number_text(value).value_or(str(value))
