@@ -9,6 +9,7 @@ from cassette_provider.pytest_plugin import (
     CassettePlan,
     default_cassette_path,
     diagnostic_text,
+    mismatch_report,
     plan_cassette,
     resolve_mode,
     safe_name,
@@ -93,3 +94,14 @@ def test_a_mismatch_diagnostic_is_found_through_wrapping_exceptions() -> None:
     assert text is not None
     assert '"reason": "request-changed"' in text
     assert diagnostic_text(ValueError("unrelated")) is None
+
+
+def test_a_mismatch_report_shows_message_and_diagnostic_and_hides_the_traceback() -> None:
+    outer = RuntimeError("tool alpha failed")
+    outer.__cause__ = _Mismatch('no cassette interaction matches parent "root"')
+    report = mismatch_report(outer)
+    assert report is not None
+    assert report.startswith("RuntimeError caused by a subagent cassette mismatch:")
+    assert '_Mismatch: no cassette interaction matches parent "root"' in report
+    assert "subagent cassette diagnostic:" in report
+    assert mismatch_report(ValueError("unrelated")) is None

@@ -120,8 +120,8 @@ def split_options(
     return record, replay
 
 
-def diagnostic_text(error: BaseException) -> str | None:
-    """The metadata-only diagnostic of a cassette mismatch in an exception chain, as JSON."""
+def find_mismatch(error: BaseException) -> BaseException | None:
+    """The first cassette mismatch (code CASSETTE_MISMATCH) in an exception's cause chain."""
     seen: set[int] = set()
     pending: list[BaseException] = [error]
     while pending:
@@ -129,14 +129,40 @@ def diagnostic_text(error: BaseException) -> str | None:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        diagnostic = getattr(current, "diagnostic", None)
-        as_document = getattr(diagnostic, "as_document", None)
-        if getattr(current, "code", None) == "CASSETTE_MISMATCH" and callable(as_document):
-            return json.dumps(as_document(), indent=2, ensure_ascii=False)
+        if getattr(current, "code", None) == "CASSETTE_MISMATCH":
+            return current
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
         if isinstance(current, BaseExceptionGroup):
             pending.extend(current.exceptions)
     return None
+
+
+def diagnostic_text(error: BaseException) -> str | None:
+    """The metadata-only diagnostic of a cassette mismatch in an exception chain, as JSON."""
+    mismatch = find_mismatch(error)
+    as_document = getattr(getattr(mismatch, "diagnostic", None), "as_document", None)
+    if not callable(as_document):
+        return None
+    return json.dumps(as_document(), indent=2, ensure_ascii=False)
+
+
+def mismatch_report(error: BaseException) -> str | None:
+    """A failure text for a test that hit a cassette mismatch: message and diagnostic only.
+
+    It replaces pytest's traceback, whose frames print call arguments such as the live
+    request, so a failure report never carries prompt text.
+    """
+    mismatch = find_mismatch(error)
+    if mismatch is None:
+        return None
+    lines = [f"{type(mismatch).__name__}: {mismatch}"]
+    if mismatch is not error:
+        lines.insert(0, f"{type(error).__name__} caused by a subagent cassette mismatch:")
+    diagnostic = diagnostic_text(mismatch)
+    if diagnostic is not None:
+        lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
+    lines += ["", "(traceback hidden: its frames can show the live request)"]
+    return "\n".join(lines)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -187,21 +213,28 @@ def _plan_for(request: pytest.FixtureRequest) -> CassettePlan:
     override = kwargs.get("record_mode")
     mode = parse_mode(override) if override is not None else _configured_mode(request.config)
     options = {k: v for k, v in kwargs.items() if k not in _PLAN_KEYS}
+    _split_for_provider(options)  # unknown options fail before the mode or the file matter
     return plan_cassette(mode, path, exists=path.exists(), options=options)
+
+
+def _split_for_provider(
+    options: Mapping[str, object],
+) -> tuple[dict[str, object], dict[str, object]]:
+    """Marker options split by the provider's RecordConfig and ReplayConfig fields."""
+    provider = importlib.import_module("cassette_provider")
+    return split_options(
+        options, config_fields(provider.RecordConfig), config_fields(provider.ReplayConfig)
+    )
 
 
 def _install(plan: CassettePlan, registry: object) -> Any:
     """Build the RecordConfig or ReplayConfig for the plan and install it on the registry."""
     provider = importlib.import_module("cassette_provider")
-    record_config = provider.RecordConfig
-    replay_config = provider.ReplayConfig
-    record, replay = split_options(
-        plan.options, config_fields(record_config), config_fields(replay_config)
-    )
+    record, replay = _split_for_provider(plan.options)
     if plan.action == "record":
-        config = record_config(file=str(plan.path), write_mode=plan.write_mode, **record)
+        config = provider.RecordConfig(file=str(plan.path), write_mode=plan.write_mode, **record)
     else:
-        config = replay_config(file=str(plan.path), **replay)
+        config = provider.ReplayConfig(file=str(plan.path), **replay)
     return provider.install_cassette(registry, config)
 
 
@@ -322,12 +355,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Attach a mismatch's diagnostic (and a cassette fault after a failure) to the report."""
+    """Show a mismatch as its diagnostic, and a cassette fault after a failure as a section."""
     report = yield
     if call.when == "call" and call.excinfo is not None:
-        diagnostic = diagnostic_text(call.excinfo.value)
-        if diagnostic is not None:
-            report.sections.append((DIAGNOSTIC_SECTION, diagnostic))
+        replacement = mismatch_report(call.excinfo.value)
+        if replacement is not None:
+            report.longrepr = replacement
         late = item.stash.get(_LATE_FAILURE, None)
         if late is not None:
             report.sections.append(("subagent cassette teardown", late))
