@@ -29,13 +29,20 @@ if TYPE_CHECKING:
 __all__ = ["ParsedLine", "decode_line", "parse_record", "record_hash"]
 
 _LOSSY = "cassette record is not lossless canonical JSON"
-# Numbers whose orjson text can differ from JS text, and ints beyond 2^53 (D-1).
-_RISKY_NUMBER = re.compile(rb'(?:":|[,\[])-?(?:[0-9]{16}|[0-9]+(?:\.[0-9]+)?[eE]|[0-9]+\.0[,\]}])')
-# A supplementary character and one in U+E000-U+FFFF: UTF-16 and code-point orders differ.
-_ASTRAL = re.compile(rb"[\xf0-\xf4]")
-_HIGH_BMP = re.compile(rb"[\xee\xef]")
+# Where orjson's number text differs from JavaScript's: exponents +16..+20 (orjson writes
+# `1e+16` where JS writes 10000000000000000; from e+21 on both agree), exponent -6
+# (`1e-6` for JS `0.000001`), integral floats (`100.0`, `-0.0`); ints beyond 2^53 (D-1)
+# make orjson's OPT_STRICT_INTEGER refuse to serialize. Matches inside strings only cost
+# a trip through the strict path.
+_INTEGRAL_FLOAT = re.compile(rb"\.0[,}\]]")
+_EXPONENT_MINUS_SIX = re.compile(rb"e-6[,}\]]")
+_EXPONENT_PLAIN_IN_JS = re.compile(rb"e\+(?:1[6-9]|20)[,}\]]")
+# Supplementary characters (lead bytes F0-F4) next to U+E000-U+FFFF (EE, EF): UTF-16 and
+# code-point key orders differ only when both occur.
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
 _HASH_MEMBER = b'"hash":"sha256:'
-_SORT = orjson.OPT_SORT_KEYS
+_STRICT = orjson.OPT_STRICT_INTEGER
+_SORT = orjson.OPT_SORT_KEYS | _STRICT
 
 
 class ParsedLine:
@@ -56,12 +63,51 @@ def decode_line(raw: bytes, line: int) -> str:
         raise Reject(f"line {line} is not valid UTF-8", line=line) from error
 
 
+def _utf16_ordered(value: object) -> object:
+    """A copy whose dicts insert keys in UTF-16 code-unit order (CANON-3), iteratively."""
+    root: list[object] = [None]
+    pending: list[tuple[object, list[object] | dict[str, object], int | str]] = [(value, root, 0)]
+    while pending:
+        item, parent, slot = pending.pop()
+        copy: object = item
+        if type(item) is dict:
+            ordered: dict[str, object] = {}
+            for key in sorted(item, key=_utf16_key):
+                ordered[key] = None
+                pending.append((item[key], ordered, key))
+            copy = ordered
+        elif type(item) is list:
+            items: list[object] = [None] * len(item)
+            pending.extend((element, items, i) for i, element in enumerate(item))
+            copy = items
+        if type(parent) is dict:
+            parent[cast(str, slot)] = copy
+        else:
+            cast(list[object], parent)[cast(int, slot)] = copy
+    return root[0]
+
+
+def _utf16_key(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
 def _is_fast_canonical(raw: bytes, value: object) -> bool:
-    if orjson.dumps(value, option=_SORT) != raw:
+    # Only a supplementary character beside one in U+E000-U+FFFF can order keys differently
+    # in UTF-16 units than orjson's code-point sort; then the keys are ordered explicitly.
+    mixed = (b"\xee" in raw or b"\xef" in raw) and any(lead in raw for lead in _ASTRAL_LEADS)
+    try:
+        text = (
+            orjson.dumps(_utf16_ordered(value), option=_STRICT)
+            if mixed
+            else orjson.dumps(value, option=_SORT)
+        )
+    except orjson.JSONEncodeError:
         return False
-    if _RISKY_NUMBER.search(raw) is not None:
+    if text != raw:
         return False
-    return not (_ASTRAL.search(raw) is not None and _HIGH_BMP.search(raw) is not None)
+    if b"+" in raw and _EXPONENT_PLAIN_IN_JS.search(raw):
+        return False
+    return not (_INTEGRAL_FLOAT.search(raw) or _EXPONENT_MINUS_SIX.search(raw))
 
 
 def parse_record(raw: bytes | None, text: str | None, line: int) -> ParsedLine:

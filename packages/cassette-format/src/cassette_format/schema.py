@@ -33,6 +33,7 @@ __all__ = [
 
 _MAX_SAFE = 2**53 - 1
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_HEX_DIGITS = "0123456789abcdef"
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 # D-3: RFC 3339 / ISO 8601 date-times with a zone, or ISO calendar dates.
 _ISO_DATE_TIME = re.compile(
@@ -122,34 +123,56 @@ def _object(value: object) -> Mapping[str, JsonValue] | None:
 
 
 def _closed(value: Mapping[str, JsonValue], known: frozenset[str], path: str) -> None:
+    if value.keys() <= known:
+        return
     extra = first_unknown_key(value, known)
-    if extra is not None:
-        raise Reject(f"{path}.{extra} is not supported", path=path)
+    raise Reject(f"{path}.{extra} is not supported", path=path)
 
 
-def _non_empty_string(value: object, path: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise Reject(f"{path} must be a non-empty string", path=path)
+# Each check below takes the path as (base, suffix) and joins it only when it fails,
+# so the common all-valid case builds no strings.
 
 
-def _digest(value: object, path: str) -> None:
-    if not is_digest_text(value):
-        raise Reject(f"{path} must be a lowercase SHA-256 digest", path=path)
+def _non_empty_string(value: object, base: str, suffix: str = "") -> None:
+    if type(value) is str and value:
+        return
+    raise Reject(f"{base}{suffix} must be a non-empty string", path=base + suffix)
 
 
-def _non_negative_finite(value: object, path: str) -> None:
-    if not _is_number(value) or not math.isfinite(value) or value < 0:  # type: ignore[arg-type,operator]
-        raise Reject(f"{path} must be a non-negative finite number", path=path)
+def _digest(value: object, base: str, suffix: str = "") -> None:
+    if (
+        type(value) is str
+        and len(value) == 71
+        and value.startswith("sha256:")
+        and not value[7:].strip(_HEX_DIGITS)
+    ):
+        return
+    raise Reject(f"{base}{suffix} must be a lowercase SHA-256 digest", path=base + suffix)
 
 
-def _positive_integer(value: object, path: str) -> None:
-    if not _is_safe_integer(value) or value < 1:  # type: ignore[operator]
-        raise Reject(f"{path} must be a positive safe integer", path=path)
+def _non_negative_finite(value: object, base: str, suffix: str = "") -> None:
+    kind = type(value)
+    if kind is float and 0 <= value < math.inf:  # type: ignore[operator]
+        return
+    if kind is int and value >= 0:  # type: ignore[operator]
+        return
+    raise Reject(f"{base}{suffix} must be a non-negative finite number", path=base + suffix)
 
 
-def _non_negative_integer(value: object, path: str) -> None:
-    if not _is_safe_integer(value) or value < 0:  # type: ignore[operator]
-        raise Reject(f"{path} must be a non-negative safe integer", path=path)
+def _positive_integer(value: object, base: str, suffix: str = "") -> None:
+    if type(value) is int and 1 <= value <= _MAX_SAFE:
+        return
+    if _is_safe_integer(value) and value >= 1:  # type: ignore[operator]
+        return
+    raise Reject(f"{base}{suffix} must be a positive safe integer", path=base + suffix)
+
+
+def _non_negative_integer(value: object, base: str, suffix: str = "") -> None:
+    if type(value) is int and 0 <= value <= _MAX_SAFE:
+        return
+    if _is_safe_integer(value) and value >= 0:  # type: ignore[operator]
+        return
+    raise Reject(f"{base}{suffix} must be a non-negative safe integer", path=base + suffix)
 
 
 def _optional_string(value: Mapping[str, JsonValue], key: str, path: str) -> None:
@@ -274,14 +297,14 @@ def _check_metadata(value: object, path: str) -> None:
         raise Reject(f"{path} must be an object", path=path)
     _closed(metadata, _METADATA_FIELDS, path)
     _optional_string(metadata, "label", path)
-    _non_negative_integer(metadata.get("promptBlocks"), f"{path}.promptBlocks")
-    _non_negative_integer(metadata.get("promptBytes"), f"{path}.promptBytes")
+    _non_negative_integer(metadata.get("promptBlocks"), path, ".promptBlocks")
+    _non_negative_integer(metadata.get("promptBytes"), path, ".promptBytes")
     if not isinstance(metadata.get("hasOutputSchema"), bool) or not isinstance(
         metadata.get("hasPersona"), bool
     ):
         raise Reject(f"{path}.hasOutputSchema and {path}.hasPersona must be booleans", path=path)
     if "maxDepth" in metadata:
-        _non_negative_integer(metadata["maxDepth"], f"{path}.maxDepth")
+        _non_negative_integer(metadata["maxDepth"], path, ".maxDepth")
     _optional_string(metadata, "childProvider", path)
     _optional_string(metadata, "childModel", path)
     if "toolFilter" in metadata:
@@ -299,7 +322,7 @@ def _check_full_request(value: object, path: str) -> None:
         if key in request and _object(request[key]) is None:
             raise Reject(f"{path}.{key} must be an object when present", path=f"{path}.{key}")
     if "maxDepth" in request:
-        _non_negative_integer(request["maxDepth"], f"{path}.maxDepth")
+        _non_negative_integer(request["maxDepth"], path, ".maxDepth")
     if "toolFilter" in request:
         _check_tool_filter(request["toolFilter"], f"{path}.toolFilter")
     _optional_string(request, "persona", path)
@@ -316,7 +339,7 @@ def _check_request(value: object, path: str) -> None:
     elif storage == "full":
         _closed(request, frozenset({"storage", "value", "redactions"}), path)
         _check_full_request(request.get("value"), f"{path}.value")
-        _non_negative_integer(request.get("redactions"), f"{path}.redactions")
+        _non_negative_integer(request.get("redactions"), path, ".redactions")
     else:
         raise Reject(f'{path}.storage must be "metadata" or "full"', path=f"{path}.storage")
 
@@ -326,16 +349,16 @@ def _check_timing(value: object, path: str) -> None:
     if timing is None:
         raise Reject(f"{path} must be an object", path=path)
     _closed(timing, _TIMING_FIELDS, path)
-    _non_empty_string(timing.get("startedAt"), f"{path}.startedAt")
+    _non_empty_string(timing.get("startedAt"), path, ".startedAt")
     latency = timing.get("startLatencyMs")
     duration = timing.get("durationMs")
-    _non_negative_finite(latency, f"{path}.startLatencyMs")
-    _non_negative_finite(duration, f"{path}.durationMs")
+    _non_negative_finite(latency, path, ".startLatencyMs")
+    _non_negative_finite(duration, path, ".durationMs")
     if duration < latency:  # type: ignore[operator]
         raise Reject(f"{path}.durationMs cannot be less than startLatencyMs", path=path)
     for key in ("signalAbortedAtMs", "disposeCalledAtMs"):
         if key in timing:
-            _non_negative_finite(timing[key], f"{path}.{key}")
+            _non_negative_finite(timing[key], path, "." + key)
 
 
 def _check_recorded_error(value: object, path: str) -> None:
@@ -343,7 +366,7 @@ def _check_recorded_error(value: object, path: str) -> None:
     if error is None:
         raise Reject(f"{path} must be an object", path=path)
     _closed(error, _ERROR_FIELDS, path)
-    _non_empty_string(error.get("name"), f"{path}.name")
+    _non_empty_string(error.get("name"), path, ".name")
     if not isinstance(error.get("message"), str):
         raise Reject(f"{path}.message must be a string", path=f"{path}.message")
     _optional_string(error, "code", path)
@@ -361,7 +384,7 @@ def _check_outcome(value: object, path: str) -> None:
     if kind != "result":
         raise Reject(f"{path}.kind is unsupported", path=f"{path}.kind")
     _closed(outcome, frozenset({"kind", "result", "redactions"}), path)
-    _non_negative_integer(outcome.get("redactions"), f"{path}.redactions")
+    _non_negative_integer(outcome.get("redactions"), path, ".redactions")
     result = _object(outcome.get("result"))
     if (
         result is None
@@ -377,14 +400,25 @@ def _check_image(block: Mapping[str, JsonValue], block_path: str) -> None:
     if attachment is None:
         raise Reject(f"{block_path}.attachment must be an object", path=block_path)
     at = f"{block_path}.attachment"
-    _non_empty_string(attachment.get("attachmentId"), f"{at}.attachmentId")
+    _non_empty_string(attachment.get("attachmentId"), at, ".attachmentId")
     media_type = js_string(attachment.get("mediaType"), present="mediaType" in attachment)
     if media_type not in _IMAGE_TYPES:
         raise Reject(f"{at}.mediaType is unsupported", path=f"{at}.mediaType")
-    _non_negative_integer(attachment.get("bytes"), f"{at}.bytes")
-    _positive_integer(attachment.get("width"), f"{at}.width")
-    _positive_integer(attachment.get("height"), f"{at}.height")
+    _non_negative_integer(attachment.get("bytes"), at, ".bytes")
+    _positive_integer(attachment.get("width"), at, ".width")
+    _positive_integer(attachment.get("height"), at, ".height")
     _optional_string(attachment, "name", at)
+
+
+def _block_path(path: str, depth: int, index: int) -> str:
+    if depth == 0:
+        return f"{path}[{index}]"
+    return f"{path} nested content at depth {depth}, index {index}"
+
+
+def _block_reject(path: str, depth: int, index: int, problem: str) -> Reject:
+    block_path = _block_path(path, depth, index)
+    return Reject(block_path + problem, path=block_path)
 
 
 def check_content_blocks(value: object, path: str) -> None:
@@ -394,35 +428,39 @@ def check_content_blocks(value: object, path: str) -> None:
     pending: list[tuple[list[JsonValue], int]] = [(value, 0)]
     while pending:
         blocks, depth = pending.pop()
-        for index, item in enumerate(blocks):
-            block = _object(item)
-            kind = None if block is None else block.get("type")
-            if depth == 0:
-                block_path = f"{path}[{index}]"
-            else:
-                block_path = f"{path} nested content at depth {depth}, index {index}"
-            if block is None or not isinstance(kind, str) or not kind:
-                raise Reject(f"{block_path} must be a typed content block", path=block_path)
-            if kind in ("text", "reasoning"):
-                if not isinstance(block.get("text"), str):
-                    raise Reject(f"{block_path}.text must be a string", path=block_path)
-            elif kind == "image":
-                _check_image(block, block_path)
-            elif kind == "tool-call":
-                for field in ("id", "name", "arguments"):
-                    if not isinstance(block.get(field), str):
-                        raise Reject(f"{block_path}.{field} must be a string", path=block_path)
+        index = -1
+        for block in blocks:
+            index += 1
+            if type(block) is not dict:
+                raise _block_reject(path, depth, index, " must be a typed content block")
+            kind = block.get("type")
+            if type(kind) is not str or not kind:
+                raise _block_reject(path, depth, index, " must be a typed content block")
+            if kind == "text" or kind == "reasoning":  # noqa: PLR1714 - faster than a set here
+                if type(block.get("text")) is not str:
+                    raise _block_reject(path, depth, index, ".text must be a string")
             elif kind == "tool-result":
-                if not isinstance(block.get("toolCallId"), str):
-                    raise Reject(f"{block_path}.toolCallId must be a string", path=block_path)
+                if type(block.get("toolCallId")) is not str:
+                    raise _block_reject(path, depth, index, ".toolCallId must be a string")
                 content = block.get("content")
-                if not isinstance(content, list):
-                    raise Reject(f"{block_path}.content must be an array", path=block_path)
-                if "isError" in block and not isinstance(block["isError"], bool):
-                    raise Reject(
-                        f"{block_path}.isError must be a boolean when present", path=block_path
+                if type(content) is not list:
+                    raise _block_reject(path, depth, index, ".content must be an array")
+                if "isError" in block and type(block["isError"]) is not bool:
+                    raise _block_reject(
+                        path, depth, index, ".isError must be a boolean when present"
                     )
                 pending.append((content, depth + 1))
+            elif kind == "tool-call":
+                if (
+                    type(block.get("id")) is not str
+                    or type(block.get("name")) is not str
+                    or type(block.get("arguments")) is not str
+                ):
+                    for field in ("id", "name", "arguments"):
+                        if type(block.get(field)) is not str:
+                            raise _block_reject(path, depth, index, f".{field} must be a string")
+            elif kind == "image":
+                _check_image(block, _block_path(path, depth, index))
 
 
 def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[str, JsonValue]:
@@ -432,12 +470,12 @@ def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[s
     if record is None or record.get("kind") != INTERACTION_KIND:
         raise Reject(f"{p} is not a cassette interaction", line=line)
     _closed(record, _INTERACTION_FIELDS, p)
-    _positive_integer(record.get("sequence"), f"{p}.sequence")
-    _non_empty_string(record.get("callKey"), f"{p}.callKey")
-    _non_empty_string(record.get("parentKey"), f"{p}.parentKey")
-    _digest(record.get("parentContextFingerprint"), f"{p}.parentContextFingerprint")
-    _positive_integer(record.get("occurrence"), f"{p}.occurrence")
-    _digest(record.get("requestFingerprint"), f"{p}.requestFingerprint")
+    _positive_integer(record.get("sequence"), p, ".sequence")
+    _non_empty_string(record.get("callKey"), p, ".callKey")
+    _non_empty_string(record.get("parentKey"), p, ".parentKey")
+    _digest(record.get("parentContextFingerprint"), p, ".parentContextFingerprint")
+    _positive_integer(record.get("occurrence"), p, ".occurrence")
+    _digest(record.get("requestFingerprint"), p, ".requestFingerprint")
     _check_request(record.get("request"), f"{p}.request")
     _check_timing(record.get("timing"), f"{p}.timing")
     published = record.get("published")
@@ -453,8 +491,8 @@ def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[s
         raise Reject(f"{p} post-publication outcome must be published", line=line)
     if local is True and published is not True:
         raise Reject(f"{p} an unpublished interaction cannot be local", line=line)
-    _digest(record.get("previousHash"), f"{p}.previousHash")
-    _digest(record.get("hash"), f"{p}.hash")
+    _digest(record.get("previousHash"), p, ".previousHash")
+    _digest(record.get("hash"), p, ".hash")
     if record["previousHash"] != previous_hash:
         raise Reject(f"{p} hash chain points to the wrong previous record", line=line)
     return record
