@@ -7,12 +7,13 @@ Every failure while loading or comparing becomes `display(message)` on stderr an
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from cassette_cli.arguments import DiffCommand, InspectCommand
 from cassette_cli.display import display
-from cassette_cli.json_document import json_document
-from cassette_cli.reports import call_lines, diff_lines, inspect_lines, verify_line
-from cassette_cli.terminal import Output, palette_for
+
+if TYPE_CHECKING:
+    from cassette_cli.arguments import DiffCommand, InspectCommand
+    from cassette_cli.terminal import Output
 
 __all__ = ["run_diff", "run_inspect", "run_verify_file"]
 
@@ -31,8 +32,12 @@ def run_verify_file(path: str, *, as_json: bool, output: Output) -> int:
     except Exception as error:  # the CLI edge: every failure is a message
         return _failed(output, error)
     if as_json:
+        from cassette_cli.json_document import json_document
+
         output.out(json_document({"file": os.path.abspath(path), **summary}))
     else:
+        from cassette_cli.reports import verify_line
+
         output.out(verify_line(summary))
     return 0
 
@@ -42,6 +47,9 @@ def run_inspect(command: InspectCommand, output: Output) -> int:
     from cassette_format import load_cassette, summarize
 
     from cassette_cli.inspection import call_documents, tree_calls
+    from cassette_cli.json_document import json_document
+    from cassette_cli.reports import call_lines, inspect_lines
+    from cassette_cli.terminal import palette_for
     from cassette_cli.tree import tree_lines
 
     try:
@@ -75,6 +83,9 @@ def run_diff(command: DiffCommand, output: Output) -> int:
     """
     from cassette_format import load_cassette
     from cassette_topology import diff_cassettes
+
+    from cassette_cli.json_document import json_document
+    from cassette_cli.reports import diff_lines
 
     try:
         expected = load_cassette(command.expected)
