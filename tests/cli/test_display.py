@@ -69,3 +69,24 @@ def test_printable_replaces_lone_surrogates() -> None:  # CLI-1
 )
 def test_one_decimal_matches_to_fixed(value: float, text: str) -> None:  # CLI-10
     assert one_decimal(value) == text
+
+
+def _to_fixed_by_fractions(value: float) -> str:
+    """toFixed(1) from its spec: n = round(|x| * 10) with ties up, over the exact rational x."""
+    from fractions import Fraction
+
+    exact = Fraction(value)
+    sign = "-" if exact < 0 else ""
+    tenths = int(abs(exact) * 10 + Fraction(1, 2))  # floor(|x|*10 + 1/2): ties away from zero
+    return f"{sign}{tenths // 10}.{tenths % 10}"
+
+
+@given(st.floats(min_value=-1e20, max_value=1e20, allow_nan=False))
+def test_one_decimal_agrees_with_exact_rational_rounding(value: float) -> None:  # CLI-10
+    assert one_decimal(value) == _to_fixed_by_fractions(value)
+
+
+@given(st.integers(0, 10**6), st.sampled_from([5, 15, 25, 35, 45, 55, 65, 75, 85, 95]))
+def test_one_decimal_on_hundredths(whole: int, hundredths: int) -> None:  # CLI-10
+    value = whole + hundredths / 100
+    assert one_decimal(value) == _to_fixed_by_fractions(value)
