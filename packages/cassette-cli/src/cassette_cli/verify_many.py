@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FileVerdict", "check_files", "run_verify_many"]
 
-_MAX_CHUNK: Final = 16
+_MAX_CHUNK: Final = 8
 _BAR_WIDTH: Final = 30
 
 
@@ -66,7 +66,7 @@ def check_files(paths: Sequence[str]) -> list[FileVerdict]:
 
 def _chunks(paths: Sequence[str], jobs: int) -> list[tuple[str, ...]]:
     """Enough chunks to balance the load, few enough to keep inter-process traffic small."""
-    size = max(1, min(_MAX_CHUNK, math.ceil(len(paths) / (jobs * 4))))
+    size = max(1, min(_MAX_CHUNK, math.ceil(len(paths) / (jobs * 8))))
     return [tuple(paths[start : start + size]) for start in range(0, len(paths), size)]
 
 
