@@ -1,0 +1,239 @@
+"""The writer under real processes, concurrency, crashes and reference files (WRITE-1..10)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cassette_format import (
+    CassetteFormatError,
+    CassetteWriter,
+    create_header,
+    load_cassette,
+    parse_cassette,
+    verify_file,
+    writer_lock_path,
+)
+from returns.result import Failure, Success
+from support.paths import INTEROP
+
+from format import writer_children
+from format.builders import make_body, make_header
+
+LOCK_SUFFIX = (
+    "; another writer may be active "
+    "(remove a stale lock only after confirming no writer is using it)"
+)
+
+
+def test_two_processes_race_exactly_one_wins(tmp_path: Path) -> None:  # WRITE-2
+    path = str(tmp_path / "race.cassette.jsonl")
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    release = context.Event()
+    results = context.Queue()
+    children = [
+        context.Process(target=writer_children.race_to_open, args=(path, barrier, release, results))
+        for _ in range(2)
+    ]
+    for child in children:
+        child.start()
+    outcomes = sorted([results.get(timeout=60), results.get(timeout=60)])
+    release.set()
+    for child in children:
+        child.join(timeout=60)
+        assert child.exitcode == 0
+    lock = writer_lock_path(path)
+    assert outcomes == [
+        "lost:" + f'cannot acquire cassette writer lock "{lock}"{LOCK_SUFFIX}',
+        "won",
+    ]
+    assert not os.path.exists(lock)
+    assert verify_file(path)["interactions"] == 1
+
+
+async def test_eight_tasks_append_one_unbroken_chain(tmp_path: Path) -> None:  # WRITE-7, FMT-15
+    path = tmp_path / "concurrent.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+
+    async def task(first: int) -> None:
+        for sequence in range(first, 1001, 8):
+            await writer.append(make_body(sequence, kind="result"))
+
+    await asyncio.gather(*(task(first) for first in range(1, 9)))
+    await writer.close()
+    summary = verify_file(path)
+    assert summary["interactions"] == 1000
+    cassette = load_cassette(path)
+    hashes = [cassette.header.hash] + [i.hash for i in cassette.interactions]
+    assert [i.previous_hash for i in cassette.interactions] == hashes[:-1]
+    assert sorted(i.sequence for i in cassette.interactions) == list(range(1, 1001))
+
+
+def test_sigkill_leaves_a_parseable_prefix(tmp_path: Path) -> None:  # WRITE-9, FMT-18
+    path = str(tmp_path / "killed.cassette.jsonl")
+    context = multiprocessing.get_context("spawn")
+    progress = context.Queue()
+    child = context.Process(target=writer_children.append_until_killed, args=(path, progress))
+    child.start()
+    while progress.get(timeout=60) < 20:
+        pass
+    assert child.pid is not None
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(timeout=60)
+    data = Path(path).read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    prefix = parse_cassette(complete)
+    assert isinstance(prefix, Success)
+    assert len(prefix.unwrap().interactions) >= 20
+    # A torn final write: the partial tail is a format error naming its line, never accepted.
+    lines = complete.splitlines(keepends=True)
+    torn = b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2]
+    result = parse_cassette(torn)
+    assert isinstance(result, Failure)
+    assert result.failure().message == f"line {len(lines)} is not valid JSON"
+
+
+REFERENCE_VALID = [
+    case["name"]
+    for case in json.loads((INTEROP / "manifest.json").read_text("utf-8"))["cases"]
+    if case["type"] == "cassette" and case["verdict"] == "valid"
+]
+
+
+@pytest.mark.parametrize("name", REFERENCE_VALID)
+async def test_append_continues_a_reference_chain(tmp_path: Path, name: str) -> None:  # WRITE-4/5
+    path = tmp_path / f"{name}.cassette.jsonl"
+    shutil.copy(INTEROP / "cassettes" / f"{name}.cassette.jsonl", path)
+    existing = load_cassette(path).header
+    requested = create_header(
+        cassette=existing.provider.cassette,
+        upstream=existing.provider.upstream,
+        capabilities=existing.provider.capabilities,
+        inherits_parent_context=existing.provider.inherits_parent_context,
+        request_storage=existing.request_storage,
+        redact_secrets=existing.redact_secrets,
+        redaction_patterns=existing.redaction_patterns,
+    ).unwrap()
+    async with await CassetteWriter.open(path, requested, "append") as writer:
+        assert writer.header == existing
+        before = len(writer.existing_interactions)
+        sequence = writer.next_sequence
+        await writer.append(
+            make_body(sequence, storage=existing.request_storage, request_tag=f"py-{name}")
+        )
+    cassette = load_cassette(path)
+    assert len(cassette.interactions) == before + 1
+    assert cassette.interactions[-1].sequence == sequence
+
+
+async def test_second_writer_in_process_fails_with_lock_message(tmp_path: Path) -> None:
+    path = tmp_path / "c.cassette.jsonl"
+    async with await CassetteWriter.open(path, make_header(), "create"):
+        with pytest.raises(CassetteFormatError, match="another writer may be active"):
+            await CassetteWriter.open(path, make_header(), "truncate")
+    assert not os.path.exists(writer_lock_path(str(path)))
+
+
+async def test_create_refuses_existing_file(tmp_path: Path) -> None:  # WRITE-3
+    path = tmp_path / "c.cassette.jsonl"
+    path.write_text("x")
+    with pytest.raises(CassetteFormatError) as caught:
+        await CassetteWriter.open(path, make_header(), "create")
+    assert caught.value.message == f'cannot open cassette "{path}" in create mode'
+    assert not os.path.exists(writer_lock_path(str(path)))
+
+
+async def test_append_to_empty_file_fails(tmp_path: Path) -> None:  # WRITE-3, GAP-22
+    path = tmp_path / "c.cassette.jsonl"
+    path.write_bytes(b"")
+    with pytest.raises(CassetteFormatError, match=r"^cassette is empty$"):
+        await CassetteWriter.open(path, make_header(), "append")
+
+
+async def test_append_policy_mismatch_names_first_field(tmp_path: Path) -> None:  # WRITE-4
+    path = tmp_path / "c.cassette.jsonl"
+    async with await CassetteWriter.open(path, make_header(), "create"):
+        pass
+    with pytest.raises(CassetteFormatError) as caught:
+        await CassetteWriter.open(path, make_header("full"), "append")
+    assert caught.value.message == (
+        "cannot append: existing header requestStorage differs from configured value"
+    )
+
+
+async def test_missing_append_target_is_created(tmp_path: Path) -> None:  # WRITE-3
+    path = tmp_path / "deep" / "new.cassette.jsonl"
+    async with await CassetteWriter.open(path, make_header(), "append") as writer:
+        await writer.append(make_body(1))
+    assert verify_file(path)["interactions"] == 1
+
+
+async def test_trailing_newline_is_repaired(tmp_path: Path) -> None:  # WRITE-5
+    path = tmp_path / "c.cassette.jsonl"
+    async with await CassetteWriter.open(path, make_header(), "create") as writer:
+        await writer.append(make_body(1))
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    async with await CassetteWriter.open(path, make_header(), "append") as writer:
+        await writer.append(make_body(2))
+    assert verify_file(path)["interactions"] == 2
+
+
+async def test_duplicates_refused_and_writer_poisoned(tmp_path: Path) -> None:  # WRITE-8
+    path = tmp_path / "c.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    await writer.append(make_body(1))
+    with pytest.raises(CassetteFormatError) as caught:
+        await writer.append(make_body(1, request_tag="other"))
+    assert caught.value.message == "interaction sequence 1 was already written"
+    with pytest.raises(CassetteFormatError) as again:
+        await writer.append(make_body(2))
+    assert again.value is caught.value
+    with pytest.raises(CassetteFormatError) as closing:
+        await writer.close()
+    assert closing.value is caught.value
+    with pytest.raises(CassetteFormatError) as closing_again:
+        await writer.close()  # idempotent: the same outcome as the first close
+    assert closing_again.value is caught.value
+    with pytest.raises(CassetteFormatError, match=r"^cassette writer is closed$"):
+        await writer.append(make_body(3))
+    assert verify_file(path)["interactions"] == 1
+
+
+async def test_duplicate_call_key_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    await writer.append(make_body(1, request_tag="same"))
+    with pytest.raises(CassetteFormatError, match="call key"):
+        await writer.append(make_body(2, request_tag="same"))
+    with pytest.raises(CassetteFormatError):
+        await writer.close()
+    assert verify_file(path)["interactions"] == 1
+
+
+async def test_invalid_interaction_never_reaches_disk(tmp_path: Path) -> None:  # WRITE-7
+    path = tmp_path / "c.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    body = make_body(1, kind="start-error")
+    bad: Any = type(body)(**{**{f: getattr(body, f) for f in body.__slots__}, "published": True})
+    with pytest.raises(CassetteFormatError, match=r"^line 2 start-error must be unpublished$"):
+        await writer.append(bad)
+    with pytest.raises(CassetteFormatError):
+        await writer.close()
+    assert len(Path(path).read_bytes().splitlines()) == 1
+
+
+def test_invalid_header_touches_nothing(tmp_path: Path) -> None:  # WRITE-1
+    header = make_header()
+    tampered = type(header)(**{**{f: getattr(header, f) for f in header.__slots__}, "hash": "x"})
+    path = tmp_path / "sub" / "c.cassette.jsonl"
+    with pytest.raises(CassetteFormatError, match=r"^header.hash must be a lowercase SHA-256"):
+        CassetteWriter.open_blocking(path, tampered, "create")
+    assert not (tmp_path / "sub").exists()
