@@ -184,3 +184,11 @@ def test_any_single_byte_change_is_detected_or_still_a_valid_log(data: st.DataOb
             assert parsed == _sample()  # only blank-equivalent whitespace can change
         case Failure(error):
             assert error.code == SESSION_LOG_FORMAT
+
+
+def test_a_long_stream_round_trips_in_order() -> None:
+    chunks = tuple({"delta": str(i)} for i in range(3000))
+    long_log = SessionLog(
+        SessionLogHeader("s", "2026-08-18T00:00:00Z"), (call(1, {"q": "long"}, *chunks),)
+    )
+    assert parse_session_log(_text(long_log)).unwrap().calls[0].chunks == chunks

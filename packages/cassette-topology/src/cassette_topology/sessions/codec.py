@@ -47,13 +47,33 @@ _BLANK: Final = " \t\r"
 
 
 @dataclass(frozen=True, slots=True)
+class _ChunkLink:
+    """A persistent stack of chunks (newest first): appending is O(1) in a frozen fold."""
+
+    chunk: JsonValue
+    older: _ChunkLink | None
+
+
+def _chunks_in_order(newest: _ChunkLink | None) -> tuple[JsonValue, ...]:
+    """Unwind the chunk stack iteratively into file order."""
+    reversed_chunks: list[JsonValue] = []
+    link = newest
+    while link is not None:
+        reversed_chunks.append(link.chunk)
+        link = link.older
+    reversed_chunks.reverse()
+    return tuple(reversed_chunks)
+
+
+@dataclass(frozen=True, slots=True)
 class _OpenCall:
     """A call whose request was read and whose response entry has not been seen yet."""
 
     index: int
     request: JsonValue
     request_fingerprint: str
-    chunks: tuple[JsonValue, ...]
+    chunk_count: int
+    newest_chunk: _ChunkLink | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +200,7 @@ def _entry_problem(
             count = record.get("chunks")
             if not isinstance(streamed, bool):
                 return _problem(line, "streamed must be a boolean")
-            if not _is_count(count, 0) or count != len(open_call.chunks):
+            if not _is_count(count, 0) or count != open_call.chunk_count:
                 return _problem(line, "chunks must count the chunk entries of the call")
             if not streamed and count != 1:
                 return _problem(line, "a non-streamed response has exactly one chunk")
@@ -208,7 +228,7 @@ def _apply_entry(
                     Success(
                         replace(
                             state,
-                            open_call=_OpenCall(len(state.calls) + 1, request, claimed, ()),
+                            open_call=_OpenCall(len(state.calls) + 1, request, claimed, 0, None),
                             previous_hash=digest,
                         )
                     )
@@ -219,14 +239,18 @@ def _apply_entry(
         )
     assert open_call is not None  # _entry_problem guarantees an open call here
     if kind == CHUNK_KIND:
-        grown = replace(open_call, chunks=(*open_call.chunks, record["chunk"]))
+        grown = replace(
+            open_call,
+            chunk_count=open_call.chunk_count + 1,
+            newest_chunk=_ChunkLink(record["chunk"], open_call.newest_chunk),
+        )
         return Success(replace(state, open_call=grown, previous_hash=digest))
     finished = RecordedCall(
         index=open_call.index,
         request=open_call.request,
         request_fingerprint=open_call.request_fingerprint,
         streamed=bool(record["streamed"]),
-        chunks=open_call.chunks,
+        chunks=_chunks_in_order(open_call.newest_chunk),
         meta=record.get("meta"),
     )
     return Success(
