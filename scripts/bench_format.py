@@ -34,7 +34,8 @@ with open(sys.argv[1], "rb") as handle:
         hashlib.sha256(line).digest()
         count += 1
 elapsed = time.perf_counter() - start
-print(json.dumps({"seconds": elapsed, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "rss_kb": peak}))
 """
 
 VERIFY = """
@@ -44,7 +45,8 @@ start = time.perf_counter()
 summary = verify_file(sys.argv[1])
 elapsed = time.perf_counter() - start
 assert summary["interactions"] > 0
-print(json.dumps({"seconds": elapsed, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "rss_kb": peak}))
 """
 
 WHOLE = "import sys\nfrom cassette_format import verify_file\nverify_file(sys.argv[1])\n"
