@@ -9,7 +9,7 @@ from typing import TextIO
 from returns.result import Failure, Success
 
 from cassette_cli.arguments import (
-    DemoCommand,
+    Command,
     DiffCommand,
     InspectCommand,
     ShowUsage,
@@ -37,10 +37,7 @@ def _verify(command: VerifyCommand, output: Output) -> int:
     return run_verify_file(command.paths[0], as_json=command.json, output=output)
 
 
-def _run(
-    command: ShowVersion | ShowUsage | VerifyCommand | InspectCommand | DiffCommand | DemoCommand,
-    output: Output,
-) -> int:
+def _run(command: Command, output: Output) -> int:
     if isinstance(command, ShowVersion):
         output.out(package_version())
         return 0
