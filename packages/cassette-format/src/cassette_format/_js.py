@@ -5,9 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from cassette_canonical import number_text
-from returns.result import Success
-
 __all__ = ["JS_WHITESPACE", "first_unknown_key", "is_js_blank", "js_string"]
 
 # String.prototype.trim's set: WhiteSpace + LineTerminator. Not U+0085, not U+001C-001F.
@@ -58,8 +55,10 @@ def _number_string(value: float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
-    rendered = number_text(value)
-    return rendered.unwrap() if isinstance(rendered, Success) else repr(value)
+    from cassette_canonical import number_text  # lazy: keeps `cassette verify` imports lean
+
+    rendered: str = number_text(value).value_or(repr(value))
+    return rendered
 
 
 def js_string(value: object, *, present: bool = True) -> str:

@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 import orjson
-from cassette_canonical import canonical_json
-from returns.result import Success
 
 from cassette_format._reject import Reject
 from cassette_format._strict_json import parse_line
@@ -131,10 +129,12 @@ _MISSING = object()
 
 def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str:
     body = {key: item for key, item in value.items() if key != "hash"}
-    text = canonical_json(body)
-    if not isinstance(text, Success):
+    from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
+
+    text: str | None = canonical_json(body).value_or(None)
+    if text is None:
         raise Reject(_LOSSY)
-    encoded = text.unwrap().encode("utf-8", "surrogatepass")
+    encoded = text.encode("utf-8", "surrogatepass")
     return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 

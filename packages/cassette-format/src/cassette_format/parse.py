@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
 
 from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
-from cassette_format._lines import NumberedLine, iter_text_lines, numbered_lines
-from cassette_format._reject import Reject
+from cassette_format._lines import iter_text_lines, numbered_lines
+from cassette_format._run import run_lines
 from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CassetteFormatError
 
 __all__ = ["load_cassette", "parse_cassette", "read_cassette"]
-
-
-def run_lines(state: ChainState, lines: Iterator[NumberedLine]) -> CassetteFormatError | None:
-    """Feed every line to `state`, then finish it; the first failure as an error value."""
-    number = 0
-    try:
-        for number, raw, text, offset in lines:
-            state.feed(number, raw, text, offset)
-        state.finish()
-    except Reject as reject:
-        line = reject.line
-        if line is None and reject.message.startswith("line "):
-            line = number
-        return CassetteFormatError(reject.message, line=line, path=reject.path)
-    return None
 
 
 def parse_cassette(

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cassette_canonical import canonical_json
-from returns.result import Success
-
 from cassette_format._chain import Tally
 from cassette_format.cassette import CassetteFile
 from cassette_format.records import CassetteHeader, CassetteInteraction, StopReasonCategory
@@ -54,9 +51,11 @@ def ambiguous_groups(cassette: CassetteFile) -> list[str]:
 
 
 def _outcome_text(interaction: CassetteInteraction) -> str:
-    text = canonical_json(interaction.outcome.to_json())
+    from cassette_canonical import canonical_json  # lazy: keeps `cassette verify` imports lean
+
     # A verified record's outcome always canonicalizes; the repr fallback keeps this total.
-    return text.unwrap() if isinstance(text, Success) else repr(interaction.outcome)
+    text: str = canonical_json(interaction.outcome.to_json()).value_or(repr(interaction.outcome))
+    return text
 
 
 def summary_document(header: CassetteHeader, tally: Tally, ambiguous: int) -> dict[str, JsonValue]:

@@ -12,18 +12,17 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, cast
 
 import orjson
-from cassette_canonical import canonical_json
-from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
 from cassette_format._lines import numbered_lines
 from cassette_format._record_line import parse_record
+from cassette_format._run import run_lines
 from cassette_format.errors import CassetteFormatError
-from cassette_format.parse import run_lines
 from cassette_format.summary import summary_document
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
+    from returns.result import Result
 
 __all__ = ["verify_file", "verify_stream"]
 
@@ -36,25 +35,36 @@ def _outcome_text(stream: IO[bytes], offset: int) -> bytes:
     if parsed.canonical is not None:
         # A canonical line's sub-objects are canonical, and orjson writes them identically.
         return orjson.dumps(outcome, option=orjson.OPT_SORT_KEYS)
-    text = canonical_json(outcome)
-    return text.unwrap().encode("utf-8", "surrogatepass") if isinstance(text, Success) else raw
+    from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
+
+    text: str | None = canonical_json(outcome).value_or(None)
+    return raw if text is None else text.encode("utf-8", "surrogatepass")
 
 
-def verify_stream(stream: IO[bytes]) -> Result[dict[str, JsonValue], CassetteFormatError]:
-    """Verify a seekable binary stream line by line; returns the summary (no `file`)."""
+def _verify(stream: IO[bytes]) -> dict[str, JsonValue] | CassetteFormatError:
     state = ChainState(keep_records=False)
     problem = run_lines(state, numbered_lines(stream))
     if problem is not None:
-        return Failure(problem)
+        return problem
     header = state.header
     if header is None:
-        return Failure(CassetteFormatError("cassette is empty"))
+        return CassetteFormatError("cassette is empty")
     ambiguous = 0
     for offsets in state.repeated_group_offsets():
         outcomes = {_outcome_text(stream, offset) for offset in offsets}
         if len(outcomes) > 1:
             ambiguous += 1
-    return Success(summary_document(header, state.tally, ambiguous))
+    return summary_document(header, state.tally, ambiguous)
+
+
+def verify_stream(stream: IO[bytes]) -> Result[dict[str, JsonValue], CassetteFormatError]:
+    """Verify a seekable binary stream line by line; returns the summary (no `file`)."""
+    from returns.result import Failure, Success
+
+    outcome = _verify(stream)
+    if isinstance(outcome, CassetteFormatError):
+        return Failure(outcome)
+    return Success(outcome)
 
 
 def verify_file(path: str | os.PathLike[str]) -> dict[str, JsonValue]:
@@ -65,11 +75,11 @@ def verify_file(path: str | os.PathLike[str]) -> dict[str, JsonValue]:
     except OSError as error:
         raise CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error) from error
     try:
-        result = verify_stream(handle)
+        outcome = _verify(handle)
     except OSError as error:
         raise CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error) from error
     finally:
         handle.close()
-    if isinstance(result, Failure):
-        raise result.failure()
-    return result.unwrap()
+    if isinstance(outcome, CassetteFormatError):
+        raise outcome
+    return outcome

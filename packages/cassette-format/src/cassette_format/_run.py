@@ -1,0 +1,27 @@
+"""Drive a ChainState over numbered lines and turn the first Reject into an error value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cassette_format._chain import ChainState
+from cassette_format._lines import NumberedLine
+from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
+
+__all__ = ["run_lines"]
+
+
+def run_lines(state: ChainState, lines: Iterator[NumberedLine]) -> CassetteFormatError | None:
+    """Feed every line to `state`, then finish it; the first failure as an error value."""
+    number = 0
+    try:
+        for number, raw, text, offset in lines:
+            state.feed(number, raw, text, offset)
+        state.finish()
+    except Reject as reject:
+        line = reject.line
+        if line is None and reject.message.startswith("line "):
+            line = number
+        return CassetteFormatError(reject.message, line=line, path=reject.path)
+    return None
