@@ -37,3 +37,17 @@ def test_success_exit_code_and_stdout() -> None:  # CLI-5, CLI-11
     assert done.stdout == (
         b"OK: 5 interaction(s), hash chain verified (942c29e9-db09-4027-b262-510b60dc50e9)\n"
     )
+
+
+def test_verify_imports_no_topology_provider_or_returns() -> None:
+    # Start-up cost is paid per invocation (CI runs verify per file): keep it to the verifier.
+    probe = (
+        "import io, sys\n"
+        "from cassette_cli import main\n"
+        f"code = main(['verify', {VALID!r}], stdout=io.StringIO())\n"
+        "heavy = [m for m in ('cassette_topology', 'cassette_provider', 'returns.result',"
+        " 'concurrent.futures', 'multiprocessing', 'importlib.metadata') if m in sys.modules]\n"
+        "print(code, heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=False)
+    assert done.stdout == b"0 []\n", done.stderr

@@ -6,8 +6,6 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from returns.result import Failure, Success
-
 from cassette_cli.arguments import (
     Command,
     DiffCommand,
@@ -66,13 +64,11 @@ def main(
 ) -> int:
     """Run `cassette` with `argv` (default: sys.argv[1:]) and return the exit code."""
     output = Output(stdout or sys.stdout, stderr or sys.stderr)
-    match parse_arguments(list(sys.argv[1:] if argv is None else argv)):
-        case Success(command):
-            return _run(command, output)
-        case Failure(UsageError(message)):
-            output.err(f"{display(message)}\n\n{USAGE}")
-            return 1
-    return 1  # unreachable: a Result is either Success or Failure
+    command = parse_arguments(list(sys.argv[1:] if argv is None else argv))
+    if isinstance(command, UsageError):
+        output.err(f"{display(command.message)}\n\n{USAGE}")
+        return 1
+    return _run(command, output)
 
 
 def _utf8(stream: TextIO) -> None:

@@ -1,8 +1,9 @@
 """Command-line parsing with the reference's dispatch order and exact usage errors (CLI-2, CLI-4).
 
 argparse cannot reproduce the reference (`--json` anywhere, `--help` anywhere, its own
-messages), so the words are read by hand. Parsing is pure: a `Result` carries either the
-command to run or the usage error message to print.
+messages), so the words are read by hand. Parsing is pure and total: it returns either the
+command to run or a `UsageError` value. (A plain union rather than a `returns` Result: this
+runs on every start-up, and `cassette verify` must not pay for importing `returns`.)
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
-
-from returns.result import Failure, Result, Success
 
 __all__ = [
     "COLOR_MODES",
@@ -127,7 +126,7 @@ _VALUED: Final[dict[str, frozenset[str]]] = {
 }
 
 
-def _sort_words(command: str, words: Sequence[str]) -> Result[_Words, UsageError]:
+def _sort_words(command: str, words: Sequence[str]) -> _Words | UsageError:
     flags: set[str] = set()
     values: list[tuple[str, str]] = []
     positionals: list[str] = []
@@ -148,30 +147,30 @@ def _sort_words(command: str, words: Sequence[str]) -> Result[_Words, UsageError
                 pending = name
             continue
         if word.startswith("-"):
-            return Failure(UsageError(f"Unknown option for {command}: {word}"))
+            return UsageError(f"Unknown option for {command}: {word}")
         positionals.append(word)
     if pending is not None:
-        return Failure(UsageError(f"Option {pending} for {command} needs a value"))
-    return Success(_Words(frozenset(flags), tuple(values), tuple(positionals)))
+        return UsageError(f"Option {pending} for {command} needs a value")
+    return _Words(frozenset(flags), tuple(values), tuple(positionals))
 
 
-def _color(words: _Words) -> Result[ColorMode, UsageError]:
+def _color(words: _Words) -> ColorMode | UsageError:
     given = words.value("--color")
     if given is None:
-        return Success("auto")
+        return "auto"
     for mode in COLOR_MODES:
         if given == mode:
-            return Success(mode)
-    return Failure(UsageError(f"--color must be auto, always or never, received {given}"))
+            return mode
+    return UsageError(f"--color must be auto, always or never, received {given}")
 
 
-def _jobs(words: _Words) -> Result[int | None, UsageError]:
+def _jobs(words: _Words) -> int | UsageError | None:
     given = words.value("--jobs")
     if given is None:
-        return Success(None)
+        return None
     if given.isascii() and given.isdigit() and int(given) >= 1:
-        return Success(int(given))
-    return Failure(UsageError(f"--jobs must be a positive integer, received {given}"))
+        return int(given)
+    return UsageError(f"--jobs must be a positive integer, received {given}")
 
 
 def _count_error(command: str, expected: int, received: int) -> UsageError:
@@ -179,66 +178,65 @@ def _count_error(command: str, expected: int, received: int) -> UsageError:
     return UsageError(f"Expected {expected} {noun} for {command}, received {received}")
 
 
-def _verify(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+def _verify(words: _Words, color: ColorMode) -> Command | UsageError:
     if not words.positionals:
-        return Failure(_count_error("verify", 1, 0))
-    return _jobs(words).map(
-        lambda jobs: VerifyCommand(words.positionals, "--json" in words.flags, jobs, color)
-    )
+        return _count_error("verify", 1, 0)
+    jobs = _jobs(words)
+    if isinstance(jobs, UsageError):
+        return jobs
+    return VerifyCommand(words.positionals, "--json" in words.flags, jobs, color)
 
 
-def _inspect(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+def _inspect(words: _Words, color: ColorMode) -> Command | UsageError:
     if len(words.positionals) != 1:
-        return Failure(_count_error("inspect", 1, len(words.positionals)))
-    return Success(
-        InspectCommand(
-            words.positionals[0],
-            "--json" in words.flags,
-            "--show-calls" in words.flags,
-            "--tree" in words.flags,
-            color,
-        )
+        return _count_error("inspect", 1, len(words.positionals))
+    return InspectCommand(
+        words.positionals[0],
+        "--json" in words.flags,
+        "--show-calls" in words.flags,
+        "--tree" in words.flags,
+        color,
     )
 
 
-def _diff(words: _Words) -> Result[Command, UsageError]:
+def _diff(words: _Words) -> Command | UsageError:
     if len(words.positionals) != 2:
-        return Failure(_count_error("diff", 2, len(words.positionals)))
+        return _count_error("diff", 2, len(words.positionals))
     expected, actual = words.positionals
-    return Success(
-        DiffCommand(expected, actual, "--json" in words.flags, "--show-calls" in words.flags)
-    )
+    return DiffCommand(expected, actual, "--json" in words.flags, "--show-calls" in words.flags)
 
 
-def _demo(words: _Words, color: ColorMode) -> Result[Command, UsageError]:
+def _demo(words: _Words, color: ColorMode) -> Command | UsageError:
     if words.positionals:
-        return Failure(UsageError(f"Unexpected argument for demo: {words.positionals[0]}"))
-    return Success(DemoCommand(words.value("--dir"), color))
+        return UsageError(f"Unexpected argument for demo: {words.positionals[0]}")
+    return DemoCommand(words.value("--dir"), color)
 
 
-def _command(command: str, words: _Words) -> Result[Command, UsageError]:
+def _command(command: str, words: _Words) -> Command | UsageError:
     if command == "diff":
         return _diff(words)
+    color = _color(words)
+    if isinstance(color, UsageError):
+        return color
+    if command == "verify":
+        return _verify(words, color)
+    if command == "inspect":
+        return _inspect(words, color)
+    return _demo(words, color)
 
-    def choose(color: ColorMode) -> Result[Command, UsageError]:
-        if command == "verify":
-            return _verify(words, color)
-        if command == "inspect":
-            return _inspect(words, color)
-        return _demo(words, color)
 
-    return _color(words).bind(choose)
-
-
-def parse_arguments(argv: Sequence[str]) -> Result[Command, UsageError]:
+def parse_arguments(argv: Sequence[str]) -> Command | UsageError:
     """Decide what to run, in the reference's order: version, usage, help, command (CLI-2)."""
     if len(argv) == 1 and argv[0] == "--version":
-        return Success(ShowVersion())
+        return ShowVersion()
     if not argv:
-        return Success(ShowUsage(exit_code=1))
+        return ShowUsage(exit_code=1)
     command = argv[0]
     if command in ("--help", "-h") or "--help" in argv:
-        return Success(ShowUsage(exit_code=0))
+        return ShowUsage(exit_code=0)
     if command not in _COMMANDS:
-        return Failure(UsageError(f"Unknown command: {command}"))
-    return _sort_words(command, argv[1:]).bind(lambda words: _command(command, words))
+        return UsageError(f"Unknown command: {command}")
+    words = _sort_words(command, argv[1:])
+    if isinstance(words, UsageError):
+        return words
+    return _command(command, words)

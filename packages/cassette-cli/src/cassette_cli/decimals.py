@@ -6,8 +6,6 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
 
-from cassette_canonical import number_text
-
 __all__ = ["one_decimal"]
 
 _TENTH: Final = Decimal("0.1")
@@ -26,7 +24,9 @@ def one_decimal(value: int | float) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return _non_finite_text(value)
     if abs(value) >= _EXPONENT_LIMIT:
-        return number_text(value).value_or(repr(value))
+        from cassette_cli.documents import js_number
+
+        return js_number(value)
     if value == 0:
         return "0.0"
     # Decimal(float) is the exact binary value, so ties are decided as JS decides them.

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
-from cassette_canonical import number_text
-
-__all__ = ["Document", "boolean", "count_text", "documents", "mapping", "number", "text"]
+__all__ = [
+    "Document",
+    "boolean",
+    "count_text",
+    "documents",
+    "js_number",
+    "mapping",
+    "number",
+    "strings",
+    "text",
+]
 
 Document = Mapping[str, object]
+_SAFE: Final = 2**53 - 1
 
 
 def text(document: Document, key: str) -> str:
@@ -52,7 +62,19 @@ def strings(document: Document, key: str) -> tuple[str, ...]:
     return tuple(item for item in value if isinstance(item, str))
 
 
+def js_number(value: int | float) -> str:
+    """A number as JavaScript's template literal prints it (CANON-5).
+
+    Safe integers print as Python prints them; anything else goes through
+    `cassette_canonical.number_text`, imported only then to keep `verify` start-up lean.
+    """
+    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
+        return str(value)
+    from cassette_canonical import number_text
+
+    return number_text(value).value_or(str(value))
+
+
 def count_text(document: Document, key: str) -> str:
     """A number member as JavaScript's template literal prints it (CANON-5)."""
-    value = number(document, key)
-    return number_text(value).value_or(str(value))
+    return js_number(number(document, key))

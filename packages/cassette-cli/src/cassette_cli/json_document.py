@@ -13,13 +13,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from cassette_canonical import number_text
-
 from cassette_cli.display import CONTROL_CLASS, join_surrogate_pairs
 
 __all__ = ["json_document", "json_string"]
 
 _INDENT: Final = "  "
+_SAFE: Final = 2**53 - 1
 _SHORT_ESCAPES: Final = {
     '"': '\\"',
     "\\": "\\\\",
@@ -57,6 +56,10 @@ def _number(value: int | float) -> str:
         return "null"  # JSON.stringify writes non-finite numbers as null.
     if value == 0:
         return "0"  # JSON.stringify(-0) is "0".
+    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
+        return str(value)
+    from cassette_canonical import number_text  # only when needed: lean start-up
+
     text = number_text(value).value_or(None)
     if text is None:
         # An int no double holds: the reference would print the nearest double.

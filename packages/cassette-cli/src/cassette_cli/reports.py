@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cassette_canonical import number_text
-
 from cassette_cli.decimals import one_decimal
 from cassette_cli.display import display
 from cassette_cli.documents import (
     Document,
     count_text,
     documents,
+    js_number,
     mapping,
     number,
     strings,
@@ -101,7 +100,7 @@ def diff_lines(diff: Document, expected: str, actual: str, *, show_calls: bool) 
         f"{len(documents(diff, 'boundaryChanged'))}",
         f"Policy changes: {', '.join(strings(diff, 'policyChanges')) or 'none'}",
         f"Comparison issues: {', '.join(strings(diff, 'issues')) or 'none'}",
-        f"Timing changes (informational): {number_text(len(timing)).value_or('0')}",
+        f"Timing changes (informational): {js_number(len(timing))}",
     ]
     if not show_calls:
         return lines

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from cassette_cli.cassette_paths import expand_paths
 from cassette_cli.display import display
+from cassette_cli.documents import count_text
 from cassette_cli.json_document import json_document
 from cassette_cli.terminal import Output, Palette, is_terminal, palette_for
 
@@ -124,10 +125,7 @@ def _verify_all(
 
 
 def _interactions(verdict: FileVerdict) -> str:
-    from cassette_canonical import number_text
-
-    value = (verdict.summary or {}).get("interactions", 0)
-    return number_text(value).value_or("0") if isinstance(value, int | float) else "0"
+    return count_text(verdict.summary or {}, "interactions")
 
 
 def _line(verdict: FileVerdict, palette: Palette) -> str:
