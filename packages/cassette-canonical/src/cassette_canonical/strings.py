@@ -1,0 +1,49 @@
+"""JavaScript ``JSON.stringify`` string escaping and UTF-16 code-unit key order."""
+
+from __future__ import annotations
+
+import re
+from _json import encode_basestring
+from typing import Final
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def utf16_sort_key(s: str) -> bytes:
+    """Sort key giving JavaScript's default string order (UTF-16 code units, CANON-3).
+
+    Python orders by code point, which puts U+10000 after U+FFFF; JavaScript compares
+    the surrogate 0xD800 with 0xFFFF and puts it first. Big-endian UTF-16 bytes compare
+    exactly as the code units do.
+    """
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def quote(s: str) -> str:
+    """Quote a string as JSON.stringify does (CANON-4): lone surrogates become ``\\udxxx``."""
+    quoted = encode_basestring(s)
+    if _SURROGATE.search(quoted) is None:
+        return quoted
+    return _SURROGATE.sub(_escape_unit, join_surrogate_pairs(quoted))
+
+
+def join_surrogate_pairs(s: str) -> str:
+    """Combine each high+low surrogate code-point pair into its astral character, as JS sees it."""
+    return _PAIR.sub(_combine, s)
+
+
+def has_surrogate(s: str) -> bool:
+    """Whether the text holds any surrogate code point (paired or lone)."""
+    return _SURROGATE.search(s) is not None
+
+
+def _combine(match: re.Match[str]) -> str:
+    """The astral character a matched surrogate pair denotes."""
+    high, low = (ord(c) for c in match.group())
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+
+def _escape_unit(match: re.Match[str]) -> str:
+    """The six-character lowercase escape of one lone surrogate."""
+    return f"\\u{ord(match.group()):04x}"
