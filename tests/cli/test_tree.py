@@ -64,3 +64,17 @@ def test_deep_and_orphaned_calls() -> None:
     assert lines[-3] == "├─ z\\u{001b}~1  other  2.0ms"
     assert lines[-2] == "└─ root/gone~1  (parent not recorded)"
     assert lines[-1] == "   └─ b~1  aborted  0.3ms"
+
+
+def test_calls_on_a_parent_cycle_are_still_drawn() -> None:
+    calls = [
+        TreeCall(1, "x/a~1", "y/b~1", "completed", 1),
+        TreeCall(2, "y/b~1", "x/a~1", "completed", 2),
+        TreeCall(3, "root/c~1", "root", "completed", 3),
+    ]
+    assert tree_lines(calls, Palette(enabled=False)) == [
+        "root",
+        "├─ c~1  completed  3.0ms",
+        "└─ x/a~1  completed  1.0ms",
+        "   └─ y/b~1  completed  2.0ms",
+    ]

@@ -54,7 +54,33 @@ def _children(calls: Sequence[TreeCall]) -> dict[str, list[_Node]]:
     missing = [key for key in children if key != ROOT and key not in recorded]
     for key in missing:
         children.setdefault(ROOT, []).append(_Node(key, None))
+    _adopt_unreachable(calls, children)
     return children
+
+
+def _reach(children: dict[str, list[_Node]], start: str, reachable: set[str]) -> None:
+    """Add every key below `start` to `reachable` (iterative walk)."""
+    pending = [start]
+    while pending:
+        key = pending.pop()
+        for node in children.get(key, []):
+            if node.key not in reachable:
+                reachable.add(node.key)
+                pending.append(node.key)
+
+
+def _adopt_unreachable(calls: Sequence[TreeCall], children: dict[str, list[_Node]]) -> None:
+    """Calls on a parent cycle (possible only in hand-made files) hang under root instead."""
+    reachable: set[str] = set()
+    _reach(children, ROOT, reachable)
+    for call in sorted(calls, key=lambda item: item.sequence):
+        if call.call_key in reachable:
+            continue
+        siblings = children.get(call.parent_key, [])
+        children[call.parent_key] = [node for node in siblings if node.call is not call]
+        children.setdefault(ROOT, []).append(_Node(call.call_key, call))
+        reachable.add(call.call_key)
+        _reach(children, call.call_key, reachable)
 
 
 def _label(node: _Node, parent_key: str, palette: Palette) -> str:
