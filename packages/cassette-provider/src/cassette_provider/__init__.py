@@ -1,3 +1,34 @@
-"""cassette-provider: see README.md; filled in by its issue."""
+"""cassette-provider: the subagent contract for Python harnesses, recording and offline replay."""
 
-__all__: list[str] = []
+from cassette_provider.abort import AbortController, AbortError, AbortSignal
+from cassette_provider.agent import SUBAGENT_ORIGIN, ParentAgent, SimpleAgent
+from cassette_provider.contract import (
+    ALL_CAPABILITIES,
+    Capabilities,
+    StartRequest,
+    SubagentProvider,
+    SubagentResult,
+    SubagentRun,
+)
+from cassette_provider.function_provider import FunctionProvider, FunctionRun, aborted_result
+from cassette_provider.registry import ProviderRegistry, ProviderRegistryError
+
+__all__ = [
+    "ALL_CAPABILITIES",
+    "SUBAGENT_ORIGIN",
+    "AbortController",
+    "AbortError",
+    "AbortSignal",
+    "Capabilities",
+    "FunctionProvider",
+    "FunctionRun",
+    "ParentAgent",
+    "ProviderRegistry",
+    "ProviderRegistryError",
+    "SimpleAgent",
+    "StartRequest",
+    "SubagentProvider",
+    "SubagentResult",
+    "SubagentRun",
+    "aborted_result",
+]

@@ -1,0 +1,97 @@
+"""The one-shot subagent contract: start request, run, result and the provider protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NotRequired, Protocol, TypedDict, runtime_checkable
+
+from cassette_format.records import Capabilities
+
+from cassette_provider.abort import AbortSignal
+from cassette_provider.agent import ParentAgent
+
+__all__ = [
+    "ALL_CAPABILITIES",
+    "Capabilities",
+    "StartRequest",
+    "SubagentProvider",
+    "SubagentResult",
+    "SubagentRun",
+]
+
+#: Capabilities of a provider that supports every optional request field.
+ALL_CAPABILITIES = Capabilities(
+    output_schema=True, depth_limit=True, tool_filter=True, persona=True
+)
+
+
+class SubagentResult(TypedDict):
+    """A terminal result in its on-disk shape: content blocks, stop reason, optional structured."""
+
+    output: Sequence[Mapping[str, object]]
+    stopReason: str
+    structured: NotRequired[object]
+
+
+@dataclass(frozen=True, slots=True)
+class StartRequest:
+    """One start request: prompt blocks, the parent, an abort signal and optional fields."""
+
+    prompt: object
+    parent: ParentAgent
+    signal: AbortSignal | None = None
+    label: str | None = None
+    agent_options: object = None
+    output_schema: object = None
+    max_depth: object = None
+    tool_filter: object = None
+    persona: object = None
+
+
+@runtime_checkable
+class SubagentRun(Protocol):
+    """A published run: the caller owns it and must `dispose()` it (idempotent)."""
+
+    @property
+    def id(self) -> str:
+        """The run id."""
+        ...
+
+    @property
+    def local_agent(self) -> ParentAgent | None:
+        """The child the harness can see (and use as a parent), or None."""
+        ...
+
+    @property
+    def result(self) -> Awaitable[SubagentResult]:
+        """The terminal result; it rejects only for infrastructure faults."""
+        ...
+
+    async def dispose(self) -> None:
+        """Release the run; safe to call more than once."""
+        ...
+
+
+@runtime_checkable
+class SubagentProvider(Protocol):
+    """A named provider: capability facts and `start`, which publishes a run or raises."""
+
+    @property
+    def name(self) -> str:
+        """The registry name."""
+        ...
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Which optional request fields this provider supports."""
+        ...
+
+    @property
+    def inherits_parent_context(self) -> bool:
+        """Whether children see the parent's completed-turn messages."""
+        ...
+
+    async def start(self, request: StartRequest) -> SubagentRun:
+        """Start one child; before this returns the provider owns the startup resources."""
+        ...

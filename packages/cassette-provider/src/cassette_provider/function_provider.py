@@ -1,0 +1,146 @@
+"""FunctionProvider: an in-process provider whose children are plain async functions."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import cast
+
+from cassette_provider.abort import AbortController
+from cassette_provider.agent import SUBAGENT_ORIGIN, SimpleAgent
+from cassette_provider.contract import ALL_CAPABILITIES, Capabilities, StartRequest, SubagentResult
+
+__all__ = ["ABORTED_RESULT", "FunctionProvider", "FunctionRun", "aborted_result"]
+
+RunFunction = Callable[[StartRequest, SimpleAgent], "Awaitable[object] | object"]
+StartFunction = Callable[[StartRequest], "Awaitable[object] | object"]
+
+ABORTED_RESULT: SubagentResult = {"output": [], "stopReason": "aborted"}
+
+
+def aborted_result() -> SubagentResult:
+    """A fresh `{"output": [], "stopReason": "aborted"}` result."""
+    return {"output": [], "stopReason": "aborted"}
+
+
+def child_of(request: StartRequest) -> SimpleAgent:
+    """A fresh child for the request's parent: origin subagent, parent session set, depth + 1."""
+    parent = request.parent
+    return SimpleAgent(
+        options={},
+        cwd=parent.cwd,
+        origin=SUBAGENT_ORIGIN,
+        delegation_depth=(parent.delegation_depth or 0) + 1,
+        parent_session=parent.id,
+    )
+
+
+async def _settle(value: Awaitable[object] | object) -> object:
+    """Await `value` when it is awaitable."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class FunctionRun:
+    """A run of a FunctionProvider: a task that abort and dispose cancel into an aborted result."""
+
+    def __init__(self, provider_name: str, request: StartRequest, run: RunFunction) -> None:
+        self._id = f"{provider_name}-{uuid.uuid4()}"
+        self._child = child_of(request)
+        self._abort = AbortController()
+        self._work: asyncio.Task[object] = asyncio.ensure_future(_settle(run(request, self._child)))
+        self._result: asyncio.Task[SubagentResult] = asyncio.ensure_future(self._drive())
+        self._result.add_done_callback(_mark_retrieved)
+        self._abort.signal.add_listener(self._cancel_work)
+        if request.signal is not None:
+            self._remove_listener = request.signal.add_listener(self._abort.abort)
+        else:
+            self._remove_listener = _noop
+
+    def _cancel_work(self, _reason: object) -> None:
+        self._work.cancel()
+
+    @property
+    def id(self) -> str:
+        """The run id (`<provider>-<uuid4>`)."""
+        return self._id
+
+    @property
+    def local_agent(self) -> SimpleAgent:
+        """The child agent the run function received."""
+        return self._child
+
+    @property
+    def result(self) -> asyncio.Task[SubagentResult]:
+        """The terminal result (aborted when abort or dispose came first)."""
+        return self._result
+
+    async def _drive(self) -> SubagentResult:
+        try:
+            value = await self._work
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self._abort.signal.aborted and (current is None or current.cancelling() == 0):
+                return aborted_result()
+            raise
+        finally:
+            self._remove_listener()
+        return cast(SubagentResult, value)
+
+    async def dispose(self) -> None:
+        """Cancel the work if it is still running and wait for the result to settle."""
+        self._abort.abort()
+        await asyncio.wait([self._result])
+
+
+def _noop() -> None:
+    """Nothing to remove."""
+
+
+def _mark_retrieved(task: asyncio.Task[SubagentResult]) -> None:
+    """Retrieve the outcome so an unawaited failed result does not log a stray warning."""
+    if not task.cancelled():
+        task.exception()
+
+
+class FunctionProvider:
+    """An in-process provider: `start(request)` (optional) then `run(request, child)`."""
+
+    def __init__(
+        self,
+        name: str,
+        run: RunFunction,
+        *,
+        start: StartFunction | None = None,
+        capabilities: Capabilities = ALL_CAPABILITIES,
+        inherits_parent_context: bool = False,
+    ) -> None:
+        self._name = name
+        self._run = run
+        self._start = start
+        self._capabilities = capabilities
+        self._inherits = inherits_parent_context
+
+    @property
+    def name(self) -> str:
+        """The registry name."""
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The configured capabilities."""
+        return self._capabilities
+
+    @property
+    def inherits_parent_context(self) -> bool:
+        """Whether children inherit the parent's completed-turn messages."""
+        return self._inherits
+
+    async def start(self, request: StartRequest) -> FunctionRun:
+        """Await the optional start hook (a raise fails the start), then publish the run."""
+        if self._start is not None:
+            await _settle(self._start(request))
+        return FunctionRun(self._name, request, self._run)

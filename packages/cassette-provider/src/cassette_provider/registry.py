@@ -1,0 +1,77 @@
+"""Named providers side by side, with start-time capability checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cassette_provider.contract import StartRequest, SubagentProvider, SubagentRun
+
+__all__ = ["ProviderRegistry", "ProviderRegistryError"]
+
+
+class ProviderRegistryError(Exception):
+    """A registry refusal with a stable `code` (duplicate name, no provider, capability)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _unsupported(provider: SubagentProvider, request: StartRequest) -> str | None:
+    """The first request field the provider's capabilities do not allow, if any."""
+    caps = provider.capabilities
+    checks = (
+        ("outputSchema", request.output_schema, caps.output_schema),
+        ("maxDepth", request.max_depth, caps.depth_limit),
+        ("toolFilter", request.tool_filter, caps.tool_filter),
+        ("persona", request.persona, caps.persona),
+    )
+    for field, value, supported in checks:
+        if value is not None and not supported:
+            return field
+    return None
+
+
+class ProviderRegistry:
+    """Holds named providers; the cassette provider registers beside the real one."""
+
+    def __init__(self) -> None:
+        self._providers: dict[str, SubagentProvider] = {}
+
+    def register(self, provider: SubagentProvider) -> Callable[[], None]:
+        """Add a provider under its name; returns a callable that removes exactly it."""
+        name = provider.name
+        if name in self._providers:
+            raise ProviderRegistryError(
+                "DUPLICATE_PROVIDER", f'a subagent provider named "{name}" is already registered'
+            )
+        self._providers[name] = provider
+
+        def unregister() -> None:
+            if self._providers.get(name) is provider:
+                del self._providers[name]
+
+        return unregister
+
+    def get(self, name: str) -> SubagentProvider | None:
+        """The provider registered under `name`, or None."""
+        return self._providers.get(name)
+
+    def names(self) -> tuple[str, ...]:
+        """Registered names in registration order."""
+        return tuple(self._providers)
+
+    async def start(self, name: str, request: StartRequest) -> SubagentRun:
+        """Check capabilities, then delegate to the named provider's `start`."""
+        provider = self._providers.get(name)
+        if provider is None:
+            raise ProviderRegistryError(
+                "NO_PROVIDER", f'no subagent provider registered for "{name}"'
+            )
+        field = _unsupported(provider, request)
+        if field is not None:
+            raise ProviderRegistryError(
+                "UNSUPPORTED_CAPABILITY",
+                f'subagent provider "{name}" does not support {field}',
+            )
+        return await provider.start(request)
