@@ -1,7 +1,7 @@
 """The per-line verification state shared by `parse_cassette` and the streaming verifier.
 
 It keeps only what the loader checks need (FMT-15..17): the previous hash, the set of
-sequences, digests of call keys, and per parent-context/request group the occurrences
+sequences, the call keys, and per parent-context/request group (keyed by a digest) the occurrences
 seen plus where each member's line starts (so outcomes are canonicalized later only for
 groups that actually repeat). Records are kept only when the caller asks for them.
 """
@@ -72,6 +72,11 @@ class Tally:
             self.failed += 1
 
 
+def _as_int(value: object) -> int:
+    """A validated safe integer (an int, or an integral float such as `2.0`)."""
+    return value if type(value) is int else int(cast(float, value))
+
+
 def _digest(*parts: str) -> bytes:
     joined = "\0".join(parts)
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).digest()
@@ -88,7 +93,7 @@ class ChainState:
         self._storage = ""
         self._previous_hash = ""
         self._sequences: set[int] = set()
-        self._call_keys: set[bytes] = set()
+        self._call_keys: set[str] = set()
         self._groups: dict[bytes, int | _Group] = {}
 
     def feed(self, number: int, raw: bytes | None, text: str | None, offset: int) -> None:
@@ -117,16 +122,15 @@ class ChainState:
                 f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
                 line=number,
             )
-        sequence = int(cast(float, record["sequence"]))
+        sequence = _as_int(record["sequence"])
         if sequence in self._sequences:
             raise Reject(f"line {number} duplicates sequence {sequence}", line=number)
         call_key = cast(str, record["callKey"])
-        call_key_digest = _digest(call_key)
-        if call_key_digest in self._call_keys:
+        if call_key in self._call_keys:
             raise Reject(f'line {number} duplicates call key "{call_key}"', line=number)
         self._sequences.add(sequence)
-        self._call_keys.add(call_key_digest)
-        occurrence = int(cast(float, record["occurrence"]))
+        self._call_keys.add(call_key)
+        occurrence = _as_int(record["occurrence"])
         group_key = _digest(
             cast(str, record["parentKey"]),
             cast(str, record["parentContextFingerprint"]),

@@ -148,7 +148,10 @@ def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str:
         if not isinstance(stored, str) or raw[start + 8 : stop - 2] != stored.encode("ascii"):
             return _fingerprint_without_hash(record)
         if start > 0 and raw[stop - 2 : stop] == b'",' and raw[start - 1 : start] == b",":
-            return "sha256:" + hashlib.sha256(raw[:start] + raw[stop:]).hexdigest()
+            view = memoryview(raw)
+            digest = hashlib.sha256(view[:start])
+            digest.update(view[stop:])
+            return "sha256:" + digest.hexdigest()
         if start > 0 and raw[stop - 2 : stop] == b'"}':
             return "sha256:" + hashlib.sha256(raw[: start - 1] + b"}").hexdigest()
     return _fingerprint_without_hash(record)
