@@ -192,3 +192,11 @@ def test_a_long_stream_round_trips_in_order() -> None:
         SessionLogHeader("s", "2026-08-18T00:00:00Z"), (call(1, {"q": "long"}, *chunks),)
     )
     assert parse_session_log(_text(long_log)).unwrap().calls[0].chunks == chunks
+
+
+@pytest.mark.parametrize("garbage", ["{ x", '{\x00"a":1}', "[1,", "not json"])
+def test_a_malformed_line_is_a_located_error_not_an_exception(garbage: str) -> None:
+    header_line = _text(_sample()).splitlines()[0]
+    error = _error(header_line + "\n" + garbage + "\n")
+    assert (error.code, error.line) == (SESSION_LOG_FORMAT, 2)
+    assert error.message == "line 2: is not valid JSON"
