@@ -1,0 +1,218 @@
+"""Request and parent-context normalization (NORM-2, NORM-3, NORM-6..NORM-10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from cassette_provider.agent import ParentAgent
+from cassette_provider.contract import StartRequest
+from cassette_provider.snapshot import snapshot
+
+__all__ = ["normalize_parent_context", "normalize_request", "normalize_tool_filter"]
+
+_REQUEST_LOSSY: Final = "subagent cassette request is not lossless plain JSON"
+_FILTER_KEYS: Final = ("allow", "deny")
+
+
+def normalize_tool_filter(value: object) -> Result[dict[str, object], TypeError]:
+    """Check a toolFilter: an object of only `allow`/`deny` string arrays (NORM-3)."""
+    if not isinstance(value, dict):
+        return Failure(TypeError("subagent cassette toolFilter must be an object"))
+    for key in value:
+        if key not in _FILTER_KEYS:
+            return Failure(TypeError(f"subagent cassette toolFilter.{key} is not supported"))
+    result: dict[str, object] = {}
+    for field in _FILTER_KEYS:
+        if field not in value:
+            continue
+        items = value[field]
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            return Failure(
+                TypeError(f"subagent cassette toolFilter.{field} must be an array of strings")
+            )
+        result[field] = list(items)
+    return Success(result)
+
+
+def normalize_request(request: StartRequest) -> Result[dict[str, object], TypeError]:
+    """The fingerprinted request: label, prompt and the optional fields that are set (NORM-2)."""
+    candidate: dict[str, object] = {}
+    if request.label is not None:
+        candidate["label"] = request.label
+    candidate["prompt"] = request.prompt
+    optional = (
+        ("agentOptions", request.agent_options),
+        ("outputSchema", request.output_schema),
+        ("maxDepth", request.max_depth),
+        ("toolFilter", request.tool_filter),
+        ("persona", request.persona),
+    )
+    for key, value in optional:
+        if value is not None:
+            candidate[key] = value
+    copied = snapshot(candidate)
+    if isinstance(copied, Failure):
+        return Failure(TypeError(_REQUEST_LOSSY))
+    normalized = copied.unwrap()
+    assert isinstance(normalized, dict)
+    if "toolFilter" not in normalized:
+        return Success(normalized)
+    return normalize_tool_filter(normalized["toolFilter"]).map(
+        lambda tool_filter: {**normalized, "toolFilter": tool_filter}
+    )
+
+
+def _completed_prefix(events: Sequence[Mapping[str, object]]) -> Sequence[Mapping[str, object]]:
+    """Events up to and including the last `turn/end`, by its seq (NORM-8)."""
+    for event in reversed(events):
+        if event.get("type") == "turn/end":
+            seq = event.get("seq")
+            return events[: seq + 1] if isinstance(seq, int) else []
+    return []
+
+
+def _latest_request_header(prefix: Sequence[Mapping[str, object]]) -> dict[str, object] | None:
+    """`system`/`tools` of the latest request/header event; None when absent or lossy (GAP-24)."""
+    for event in reversed(prefix):
+        if event.get("type") != "request/header":
+            continue
+        data = event.get("data")
+        header = data.get("header") if isinstance(data, Mapping) else None
+        if not isinstance(header, Mapping):
+            return {}
+        candidate = {key: header[key] for key in ("system", "tools") if key in header}
+        copied = snapshot(candidate)
+        return copied.unwrap() if isinstance(copied, Success) else None
+    return None
+
+
+def _event_message(event: Mapping[str, object]) -> object | None:
+    """The model message an event projects to on the DSH surface, if any (NORM-9)."""
+    kind = event.get("type")
+    data = event.get("data")
+    if kind == "user/message":
+        return data
+    if kind in {"assistant/message", "tool/result"} and isinstance(data, Mapping):
+        message = data.get("message")
+        if kind == "assistant/message" and isinstance(message, Mapping):
+            content = message.get("content")
+            if isinstance(content, list) and not content:
+                return None
+        return message
+    return None
+
+
+def _stable_id(raw: str, ids: dict[str, str]) -> str:
+    """`call-<n>` for a raw call id, numbered by first appearance (NORM-10)."""
+    known = ids.get(raw)
+    if known is None:
+        known = f"call-{len(ids) + 1}"
+        ids[raw] = known
+    return known
+
+
+def _scrub(message: dict[str, object], ids: dict[str, str]) -> None:
+    """Delete the message id and renumber call ids in pre-order (NORM-10)."""
+    message.pop("id", None)
+    source = message.get("source")
+    if isinstance(source, dict) and source.get("kind") == "tool":
+        call_id = source.get("callId")
+        if isinstance(call_id, str):
+            source["callId"] = _stable_id(call_id, ids)
+    content = message.get("content")
+    blocks = list(reversed(content)) if isinstance(content, list) else []
+    while blocks:
+        block = blocks.pop()
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool-call" and isinstance(block.get("id"), str):
+            block["id"] = _stable_id(str(block["id"]), ids)
+        elif block.get("type") == "tool-result":
+            if isinstance(block.get("toolCallId"), str):
+                block["toolCallId"] = _stable_id(str(block["toolCallId"]), ids)
+            nested = block.get("content")
+            if isinstance(nested, list):
+                blocks.extend(reversed(nested))
+
+
+def _surface_nodes(prefix: Sequence[Mapping[str, object]]) -> list[int]:
+    """Surface node seqs: `surfaceOp: "append"` adds one (replacements are not modelled)."""
+    return [
+        event["seq"]  # type: ignore[misc]
+        for event in prefix
+        if event.get("surfaceOp") == "append" and isinstance(event.get("seq"), int)
+    ]
+
+
+def _inherited_messages(
+    prefix: Sequence[Mapping[str, object]],
+) -> Result[list[object], TypeError]:
+    """Completed-turn messages with ids scrubbed (NORM-9, NORM-10)."""
+    ids: dict[str, str] = {}
+    messages: list[object] = []
+    for seq in _surface_nodes(prefix):
+        event = prefix[seq] if 0 <= seq < len(prefix) else None
+        if event is None or event.get("seq") != seq:
+            return Failure(TypeError(f"parent context has no event at surface sequence {seq}"))
+        message = _event_message(event)
+        if message is None:
+            continue
+        copied = snapshot(message)
+        value = copied.unwrap() if isinstance(copied, Success) else None
+        if not isinstance(value, dict):
+            return Failure(TypeError("parent context contains a non-JSON model message"))
+        _scrub(value, ids)
+        messages.append(value)
+    return Success(messages)
+
+
+def _session(parent: ParentAgent) -> dict[str, object]:
+    """The defined session header facts among cwd, origin, delegationDepth, agentPreset."""
+    facts = (
+        ("cwd", parent.cwd),
+        ("origin", parent.origin),
+        ("delegationDepth", parent.delegation_depth),
+        ("agentPreset", parent.agent_preset),
+    )
+    return {key: value for key, value in facts if value is not None}
+
+
+def normalize_parent_context(
+    parent: ParentAgent, inherits_parent_context: bool
+) -> Result[dict[str, object], TypeError]:
+    """What a child can observe of its parent, as plain JSON (NORM-7)."""
+    events = parent.events
+    prefix = _completed_prefix(list(events)) if inherits_parent_context else []
+    header = _latest_request_header(prefix) if inherits_parent_context else None
+    options = snapshot(parent.options) if parent.options is not None else None
+    if not isinstance(options, Success):
+        return Failure(TypeError("parent Agent options are not lossless plain JSON"))
+    composed = parent.composed_preset
+    if composed is not None and not isinstance(composed, str):
+        return Failure(TypeError("parent Agent composed preset is not a string"))
+    composition: dict[str, object] = {}
+    if composed is not None:
+        composition["agentPreset"] = composed
+    if header:
+        composition.update(header)
+    if parent.sandbox_mode is not None:
+        composition["sandboxMode"] = parent.sandbox_mode
+    if parent.has_approval:
+        composition["approvalPolicy"] = "never"
+    candidate: dict[str, object] = {"options": options.unwrap(), "session": _session(parent)}
+    if composition:
+        candidate["composition"] = composition
+    if inherits_parent_context:
+        inherited = _inherited_messages(prefix)
+        if isinstance(inherited, Failure):
+            return inherited
+        candidate["inheritedMessages"] = inherited.unwrap()
+    copied = snapshot(candidate)
+    if isinstance(copied, Failure):
+        return Failure(TypeError("parent context is not lossless plain JSON"))
+    value = copied.unwrap()
+    assert isinstance(value, dict)
+    return Success(value)
