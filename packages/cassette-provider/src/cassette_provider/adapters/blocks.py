@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -65,8 +64,3 @@ def child_agent_name(agent_options: object) -> str:
             f'subagent request must name its child agent in agent_options["{CHILD_AGENT_OPTION}"]'
         )
     return name
-
-
-def provider_contract() -> Any:
-    """The `cassette_provider` package, imported when an adapter first needs its contract."""
-    return importlib.import_module("cassette_provider")

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from cassette_provider.adapters.blocks import (
-    CHILD_AGENT_OPTION,
-    provider_contract,
-    result_text,
-    text_prompt,
-)
+from cassette_provider.adapters.blocks import CHILD_AGENT_OPTION, result_text, text_prompt
+from cassette_provider.agent import ParentAgent
+from cassette_provider.contract import StartRequest, SubagentResult
+from cassette_provider.registry import ProviderRegistry
 
 
 class SubagentIncompleteError(RuntimeError):
@@ -30,16 +25,16 @@ class SubagentDelegate:
     (`asyncio.gather`) are told apart by what they were asked, never by completion order.
     """
 
-    def __init__(self, registry: Any, parent: Any, *, provider: str = "cassette") -> None:
+    def __init__(
+        self, registry: ProviderRegistry, parent: ParentAgent, *, provider: str = "cassette"
+    ) -> None:
         self.registry = registry
         self.parent = parent
         self.provider = provider
 
-    async def run(
-        self, agent: str, prompt: str, *, label: str | None = None
-    ) -> Mapping[str, object]:
+    async def run(self, agent: str, prompt: str, *, label: str | None = None) -> SubagentResult:
         """Start the child, await its terminal result and dispose of the run."""
-        request = provider_contract().StartRequest(
+        request = StartRequest(
             prompt=text_prompt(prompt),
             parent=self.parent,
             label=label if label is not None else agent,
@@ -47,7 +42,7 @@ class SubagentDelegate:
         )
         run = await self.registry.start(self.provider, request)
         try:
-            result: Mapping[str, object] = await run.result
+            result = await run.result
         finally:
             await run.dispose()
         return result
@@ -55,6 +50,6 @@ class SubagentDelegate:
     async def ask(self, agent: str, prompt: str, *, label: str | None = None) -> str:
         """The child's text output; a non-completed stop reason raises."""
         result = await self.run(agent, prompt, label=label)
-        if result.get("stopReason") != "completed":
-            raise SubagentIncompleteError(agent, result.get("stopReason"))
+        if result["stopReason"] != "completed":
+            raise SubagentIncompleteError(agent, result["stopReason"])
         return result_text(result)

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from cassette_provider.adapters.blocks import (
     child_agent_name,
     prompt_text,
-    provider_contract,
     text_result,
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
+from cassette_provider.agent import ParentAgent, SimpleAgent
+from cassette_provider.contract import StartRequest
+from cassette_provider.function_provider import FunctionProvider
+from cassette_provider.registry import ProviderRegistry
+
+if TYPE_CHECKING:
+    from agents import FunctionTool
 
 __all__ = [
     "SubagentDelegate",
@@ -60,22 +66,22 @@ def openai_agents_provider(
     name: str = "openai-agents",
     run_config: Any = None,
     max_turns: int = 10,
-) -> Any:
+) -> FunctionProvider:
     """A `FunctionProvider` running the child agent a request names with `Runner.run`."""
     from agents import Runner
 
     children = _by_name(agents)
 
-    def child_for(request: Any) -> Any:
+    def child_for(request: StartRequest) -> Any:
         agent_name = child_agent_name(request.agent_options)
         if agent_name not in children:
             raise LookupError(f"no openai-agents child agent named {agent_name!r}")
         return children[agent_name]
 
-    async def start(request: Any) -> None:
+    async def start(request: StartRequest) -> None:
         child_for(request)
 
-    async def run(request: Any, child: Any) -> dict[str, object]:
+    async def run(request: StartRequest, child: SimpleAgent) -> dict[str, object]:
         outcome = await Runner.run(
             child_for(request),
             prompt_text(request.prompt),
@@ -86,7 +92,7 @@ def openai_agents_provider(
         structured = None if isinstance(output, str) else _plain(output)
         return text_result(output if isinstance(output, str) else structured, structured)
 
-    return provider_contract().FunctionProvider(name, run, start=start)
+    return FunctionProvider(name, run, start=start)
 
 
 def _plain(value: Any) -> Any:
@@ -99,12 +105,12 @@ def _plain(value: Any) -> Any:
 def cassette_tool(
     agent: Any,
     *,
-    registry: Any,
-    parent: Any,
+    registry: ProviderRegistry,
+    parent: ParentAgent,
     provider: str = "cassette",
     tool_name: str | None = None,
     tool_description: str | None = None,
-) -> Any:
+) -> FunctionTool:
     """Like `agent.as_tool(tool_name, tool_description)`, but the child runs via the registry.
 
     The tool's input becomes the child's prompt and the child's text output the tool's result.

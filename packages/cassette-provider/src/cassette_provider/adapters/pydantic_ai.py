@@ -12,10 +12,12 @@ from typing import Any, cast
 from cassette_provider.adapters.blocks import (
     child_agent_name,
     prompt_text,
-    provider_contract,
     text_result,
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
+from cassette_provider.agent import SimpleAgent
+from cassette_provider.contract import StartRequest
+from cassette_provider.function_provider import FunctionProvider
 
 __all__ = ["SubagentDelegate", "SubagentIncompleteError", "pydantic_ai_provider"]
 
@@ -34,7 +36,7 @@ def _by_name(agents: Mapping[str, Any] | Iterable[Any]) -> dict[str, Any]:
 
 def pydantic_ai_provider(
     agents: Mapping[str, Any] | Iterable[Any], *, name: str = "pydantic-ai", deps: Any = None
-) -> Any:
+) -> FunctionProvider:
     """A `FunctionProvider` that runs the child `Agent` a request names, as the subagent.
 
     The child receives the prompt's text; its output becomes one text block (non-string outputs
@@ -44,19 +46,19 @@ def pydantic_ai_provider(
 
     children = _by_name(agents)
 
-    def child_for(request: Any) -> Any:
+    def child_for(request: StartRequest) -> Any:
         agent_name = child_agent_name(request.agent_options)
         if agent_name not in children:
             raise LookupError(f"no pydantic-ai child agent named {agent_name!r}")
         return children[agent_name]
 
-    async def start(request: Any) -> None:
+    async def start(request: StartRequest) -> None:
         child_for(request)
 
-    async def run(request: Any, child: Any) -> dict[str, object]:
+    async def run(request: StartRequest, child: SimpleAgent) -> dict[str, object]:
         outcome = await child_for(request).run(prompt_text(request.prompt), deps=deps)
         output = outcome.output
         structured = None if isinstance(output, str) else pydantic_core.to_jsonable_python(output)
         return text_result(output, structured)
 
-    return provider_contract().FunctionProvider(name, run, start=start)
+    return FunctionProvider(name, run, start=start)
