@@ -43,6 +43,20 @@ class MatcherState:
     consumed: frozenset[str]
 
 
+class _Group:
+    """One duplicate group's occurrences, in order, and how many have been replayed."""
+
+    __slots__ = ("members", "position")
+
+    def __init__(self, members: tuple[CassetteInteraction, ...]) -> None:
+        self.members = members
+        self.position = 0
+
+    def head(self) -> CassetteInteraction | None:
+        """The next occurrence to replay, if any is left."""
+        return self.members[self.position] if self.position < len(self.members) else None
+
+
 def _has_redacted_result(interaction: CassetteInteraction) -> bool:
     outcome = interaction.outcome
     return isinstance(outcome, ResultOutcome) and outcome.redactions > 0
@@ -74,7 +88,7 @@ class InteractionMatcher:
     groups are independent, so the order in which live siblings start does not matter.
     """
 
-    __slots__ = ("_by_sequence", "_consumed", "_groups", "_heads", "_physical", "_tracker")
+    __slots__ = ("_by_sequence", "_consumed_count", "_groups", "_physical", "_slots", "_tracker")
 
     def __init__(self, physical: Sequence[CassetteInteraction]) -> None:
         """Index interactions as given (file order); use `build` to validate a cassette first."""
@@ -83,12 +97,18 @@ class InteractionMatcher:
         groups: dict[GroupKey, list[CassetteInteraction]] = {}
         for item in self._by_sequence:
             groups.setdefault(_group_of(item), []).append(item)
-        self._groups: dict[GroupKey, tuple[CassetteInteraction, ...]] = {
-            key: tuple(sorted(members, key=lambda item: item.occurrence))
+        # One dict probe per match: the group holds its own replay cursor, and an
+        # interaction is consumed exactly when its index is below that cursor.
+        self._groups: dict[GroupKey, _Group] = {
+            key: _Group(tuple(sorted(members, key=lambda item: item.occurrence)))
             for key, members in groups.items()
         }
-        self._heads: dict[GroupKey, int] = dict.fromkeys(self._groups, 0)
-        self._consumed: set[str] = set()
+        self._slots: dict[str, tuple[_Group, int]] = {
+            member.call_key: (group, index)
+            for group in self._groups.values()
+            for index, member in enumerate(group.members)
+        }
+        self._consumed_count = 0
         self._tracker = TopologyTracker()
 
     @classmethod
@@ -147,24 +167,23 @@ class InteractionMatcher:
             lambda parent_key: self._consume(parent_key, call)
         )
 
-    def _head(self, group: GroupKey) -> CassetteInteraction | None:
-        members = self._groups.get(group)
-        if members is None:
-            return None
-        position = self._heads[group]
-        return members[position] if position < len(members) else None
+    def _head(self, key: GroupKey) -> CassetteInteraction | None:
+        group = self._groups.get(key)
+        return None if group is None else group.head()
 
     def _consume(
         self, parent_key: str, call: LiveCall
     ) -> Result[CassetteInteraction, TopologyError]:
-        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
-        head = self._head(group)
-        if head is None:
+        group = self._groups.get(
+            group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        )
+        head = None if group is None else group.head()
+        if group is None or head is None:
             return self._mismatch(parent_key, call).bind(_mismatch_failure)
-        # Commit root, group head and consumption; the tracker already resolved this parent.
+        # Commit root and the group's cursor; the tracker already resolved this parent.
         self._tracker.remember_parent(call.parent, parent_key)
-        self._heads[group] += 1
-        self._consumed.add(head.call_key)
+        group.position += 1
+        self._consumed_count += 1
         return Success(head)
 
     def diagnose(
@@ -210,13 +229,13 @@ class InteractionMatcher:
             occurrence=item.occurrence,
             request_fingerprint=item.request_fingerprint,
             request_metadata=stored_request_metadata(item.request),
-            consumed=item.call_key in self._consumed,
+            consumed=self.is_consumed(item.call_key),
         )
 
     def assert_consumed(self) -> Result[None, TopologyError]:
         """Fail when recorded interactions were never replayed, naming up to five (MATCH-4)."""
         remaining = [
-            item.call_key for item in self._physical if item.call_key not in self._consumed
+            item.call_key for item in self._physical if not self.is_consumed(item.call_key)
         ]
         if not remaining:
             return Success(None)
@@ -230,24 +249,29 @@ class InteractionMatcher:
 
     def is_consumed(self, call_key: str) -> bool:
         """Whether the interaction with this call key has been replayed."""
-        return call_key in self._consumed
+        slot = self._slots.get(call_key)
+        return slot is not None and slot[1] < slot[0].position
 
     @property
     def consumed_count(self) -> int:
         """How many interactions have been replayed."""
-        return len(self._consumed)
+        return self._consumed_count
 
     @property
     def remaining_count(self) -> int:
         """How many interactions are still waiting to be replayed."""
-        return len(self._physical) - len(self._consumed)
+        return len(self._physical) - self._consumed_count
 
     def state(self) -> MatcherState:
         """A frozen copy of everything `match` may change."""
         return MatcherState(
             topology=self._tracker.snapshot(),
-            group_heads=tuple(sorted(self._heads.items())),
-            consumed=frozenset(self._consumed),
+            group_heads=tuple(sorted((key, group.position) for key, group in self._groups.items())),
+            consumed=frozenset(
+                member.call_key
+                for group in self._groups.values()
+                for member in group.members[: group.position]
+            ),
         )
 
 
