@@ -35,6 +35,14 @@ _BOM_MESSAGE: Final = "JSON text starts with a byte order mark"
 _SAFE_INT_TOKEN_LEN: Final = 15  # 15 digits never exceed 2**53, so int(token) is the double
 
 
+_STRING_PROBLEMS: Final = (
+    ("invalid control character", "raw control character in a string"),
+    ("unterminated string", "unterminated string"),
+    ("invalid \\uxxxx", "invalid \\u escape in a string"),
+    ("invalid \\escape", "invalid escape in a string"),
+)
+
+
 class _Refused(ValueError):
     """Raised inside the C decoder's hooks to hand the text to the exact parser."""
 
@@ -143,10 +151,11 @@ def _line_column(text: str, pos: int) -> tuple[int, int]:
 class _Syntax(Exception):
     """A syntax error at a text position (internal control flow of the exact parser)."""
 
-    def __init__(self, message: str, pos: int) -> None:
+    def __init__(self, message: str, pos: int, *, in_container: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.pos = pos
+        self.in_container = in_container  # located at the open container, not a member value
 
 
 Container = dict[str, JsonValue] | list[JsonValue]
@@ -218,12 +227,12 @@ def parse_exact(text: str) -> Result[JsonValue, CanonicalError]:
                     keys.pop()
                     continue
                 expected = "']'" if isinstance(top, list) else "'}'"
-                raise _Syntax(f"expected ',' or {expected}", pos)
+                raise _Syntax(f"expected ',' or {expected}", pos, in_container=True)
     except _Syntax as error:
         line, column = _line_column(text, error.pos)
-        return Failure(
-            CanonicalError(JSON_SYNTAX, error.message, _path(containers, keys), line, column)
-        )
+        depth = len(containers) - 1 if error.in_container else len(containers)
+        path = _path(containers[:depth], keys[:depth])
+        return Failure(CanonicalError(JSON_SYNTAX, error.message, path, line, column))
 
 
 def _string(text: str, pos: int, join_pairs: bool) -> tuple[str, int]:
@@ -236,18 +245,25 @@ def _string(text: str, pos: int, join_pairs: bool) -> tuple[str, int]:
 
 
 def _string_problem(message: str) -> str:
-    """The decoder's message with any quoted input removed."""
-    return message.split(":", 1)[0].lower()
+    """The C decoder's string complaint in our words (it never quotes input)."""
+    lowered = message.lower()
+    for prefix, ours in _STRING_PROBLEMS:
+        if lowered.startswith(prefix):
+            return ours
+    return "invalid string literal"
 
 
 def _member_name(text: str, pos: int, join_pairs: bool) -> tuple[str, int]:
     """Read ``"name" :`` at ``pos`` (whitespace before it already skipped)."""
     if text[pos : pos + 1] != '"':
-        raise _Syntax("expected a double-quoted member name", pos)
-    key, pos = _string(text, pos, join_pairs)
+        raise _Syntax("expected a double-quoted member name", pos, in_container=True)
+    try:
+        key, pos = _string(text, pos, join_pairs)
+    except _Syntax as error:
+        raise _Syntax(error.message, error.pos, in_container=True) from None
     pos = _skip(text, pos)
     if text[pos : pos + 1] != ":":
-        raise _Syntax("expected ':' after the member name", pos)
+        raise _Syntax("expected ':' after the member name", pos, in_container=True)
     return key, pos + 1
 
 
