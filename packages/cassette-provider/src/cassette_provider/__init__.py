@@ -1,5 +1,8 @@
 """cassette-provider: the subagent contract for Python harnesses, recording and offline replay."""
 
+from cassette_format.errors import CassetteError, CassetteFormatError
+from cassette_topology.exceptions import CassetteAmbiguityError, CassetteMismatchError
+
 from cassette_provider.abort import AbortController, AbortError, AbortSignal
 from cassette_provider.agent import SUBAGENT_ORIGIN, ParentAgent, SimpleAgent
 from cassette_provider.contract import (
@@ -10,7 +13,9 @@ from cassette_provider.contract import (
     SubagentResult,
     SubagentRun,
 )
+from cassette_provider.errors import CassetteRecordedError
 from cassette_provider.function_provider import FunctionProvider, FunctionRun, aborted_result
+from cassette_provider.install import CassetteHandle, RecordConfig, ReplayConfig, install_cassette
 from cassette_provider.registry import ProviderRegistry, ProviderRegistryError
 
 __all__ = [
@@ -20,15 +25,24 @@ __all__ = [
     "AbortError",
     "AbortSignal",
     "Capabilities",
+    "CassetteAmbiguityError",
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteHandle",
+    "CassetteMismatchError",
+    "CassetteRecordedError",
     "FunctionProvider",
     "FunctionRun",
     "ParentAgent",
     "ProviderRegistry",
     "ProviderRegistryError",
+    "RecordConfig",
+    "ReplayConfig",
     "SimpleAgent",
     "StartRequest",
     "SubagentProvider",
     "SubagentResult",
     "SubagentRun",
     "aborted_result",
+    "install_cassette",
 ]

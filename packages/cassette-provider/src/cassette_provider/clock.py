@@ -1,0 +1,28 @@
+"""Injectable monotonic clock and sleeper, so timing is testable without wall time."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+__all__ = ["SYSTEM_CLOCK", "Clock", "elapsed_ms"]
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """`now()` in monotonic seconds and `sleep(seconds)`."""
+
+    now: Callable[[], float]
+    sleep: Callable[[float], Awaitable[None]]
+
+
+SYSTEM_CLOCK = Clock(now=time.monotonic, sleep=asyncio.sleep)
+
+
+def elapsed_ms(clock: Clock, start: float) -> float:
+    """Milliseconds since `start`, rounded half-up to 3 decimals, never negative (PROV-4)."""
+    raw = (clock.now() - start) * 1000.0
+    return max(0.0, math.floor(raw * 1000 + 0.5) / 1000)

@@ -1,0 +1,33 @@
+"""Provider-side errors: the recorded-error replay type and the facts stored for an error."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from cassette_format.errors import CassetteError
+from cassette_format.records import RecordedError
+
+__all__ = ["NO_UPSTREAM", "RECORDED_ERROR_CODE", "CassetteRecordedError", "error_facts"]
+
+NO_UPSTREAM: Final = "NO_UPSTREAM"
+INVALID_CONFIG: Final = "INVALID_CONFIG"
+RECORDED_ERROR_CODE: Final = "CASSETTE_RECORDED_ERROR"
+
+
+class CassetteRecordedError(CassetteError):
+    """A recorded failure replayed: recorded message, `recorded_name` and code (REPLAY-6)."""
+
+    def __init__(self, message: str, recorded_name: str, code: str | None = None) -> None:
+        super().__init__(message, code if code is not None else RECORDED_ERROR_CODE)
+        self.recorded_name = recorded_name
+
+
+def error_facts(error: BaseException) -> RecordedError:
+    """`{name, message, code?}` of an error: explicit `name` attribute, else class (ERR-3)."""
+    name = getattr(error, "name", None)
+    code = getattr(error, "code", None)
+    return RecordedError(
+        name=name if isinstance(name, str) and name else type(error).__name__,
+        message=str(error),
+        code=code if isinstance(code, str) else None,
+    )

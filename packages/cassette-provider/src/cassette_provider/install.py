@@ -1,0 +1,264 @@
+"""Configuration and installation: RecordConfig, ReplayConfig, install_cassette (CONF-*)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Literal, Self
+
+from cassette_format.errors import CassetteError
+from cassette_format.header import create_header, iso_timestamp
+from cassette_format.parse import load_cassette
+from cassette_format.records import RequestStorage
+from cassette_format.writer import CassetteWriter, WriteMode
+from cassette_topology import InteractionMatcher, TopologyTracker
+from cassette_topology.exceptions import value_or_raise
+from returns.result import Failure
+
+from cassette_provider.clock import SYSTEM_CLOCK, Clock
+from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM
+from cassette_provider.recorder import RecordingProvider
+from cassette_provider.redact import compile_redactor
+from cassette_provider.registry import ProviderRegistry
+from cassette_provider.replay import ReplayProvider, Timing
+
+__all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
+
+DEFAULT_FILE = ".dsh-cassettes/subagents-{timestamp}-{pid}.cassette.jsonl"
+_JS_SPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordConfig:
+    """How to record: cassette file, names, write mode, request storage, redaction."""
+
+    file: str = DEFAULT_FILE
+    provider: str = "cassette"
+    upstream_provider: str = "spawn"
+    write_mode: WriteMode = "create"
+    request_storage: RequestStorage = "metadata"
+    redact_secrets: bool = True
+    redaction_patterns: tuple[str, ...] = ()
+    #: GAP-2: seconds `dispose()` waits for admitted runs before giving up (None = forever).
+    dispose_timeout: float | None = None
+    clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayConfig:
+    """How to replay: cassette file, timing and speed, duplicate and redaction policies."""
+
+    file: str = DEFAULT_FILE
+    provider: str = "cassette"
+    timing: Timing = "instant"
+    speed: float = 1.0
+    duplicate_policy: Literal["reject", "sequence"] = "reject"
+    allow_redacted_replay: bool = False
+    assert_consumed: bool = True
+    clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
+
+
+def _invalid(message: str) -> CassetteError:
+    return CassetteError(message, INVALID_CONFIG)
+
+
+def _normalized_name(value: object, field_name: str, *, path: bool = False) -> str:
+    """A non-empty string equal to its JavaScript trim, else INVALID_CONFIG (CONF-2)."""
+    if not isinstance(value, str) or not value or value.strip(_JS_SPACE) != value:
+        what = "path" if path else "string"
+        raise _invalid(f"{field_name} must be a non-empty normalized {what}")
+    return value
+
+
+def expand_path(file: str, now: datetime | None = None, pid: int | None = None) -> str:
+    """Replace `{timestamp}` and `{pid}`, then make the path absolute (CONF-3)."""
+    stamp = iso_timestamp(now or datetime.now(UTC)).replace("-", "").replace(":", "")
+    stamp = stamp.replace(".", "", 1)
+    expanded = file.replace("{timestamp}", stamp).replace("{pid}", str(pid or os.getpid()))
+    return os.path.abspath(expanded)
+
+
+def _check_flag(value: object, name: str) -> None:
+    if not isinstance(value, bool):
+        raise _invalid(f"{name} must be a boolean")
+
+
+class CassetteHandle:
+    """An installed cassette: `mode`, `file`, `assert_consumed()`, memoized `dispose()`."""
+
+    def __init__(
+        self,
+        mode: Literal["record", "replay"],
+        file: str,
+        dispose: Callable[[], Coroutine[None, None, None]],
+        *,
+        consumed: Callable[[], None] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.file = file
+        self._consumed = consumed
+        self._task: asyncio.Task[None] | None = None
+        self._start_dispose = dispose
+
+    def assert_consumed(self) -> None:
+        """Replay: raise CassetteMismatchError if interactions remain (MATCH-4); record: no-op."""
+        if self._consumed is not None:
+            self._consumed()
+
+    async def dispose(self) -> None:
+        """Dispose once; a failed dispose is raised again on every later call."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._start_dispose())
+        await asyncio.shield(self._task)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.dispose()
+
+
+def _install_record(registry: ProviderRegistry, config: RecordConfig) -> CassetteHandle:
+    name = _normalized_name(config.provider, "provider")
+    upstream_name = _normalized_name(config.upstream_provider, "upstreamProvider")
+    file = _normalized_name(config.file, "file", path=True)
+    if name == upstream_name:
+        raise _invalid("provider and upstreamProvider must be different")
+    if config.write_mode not in {"create", "truncate", "append"}:
+        raise _invalid('writeMode must be "create", "truncate" or "append"')
+    if config.request_storage not in {"metadata", "full"}:
+        raise _invalid('requestStorage must be "metadata" or "full"')
+    _check_flag(config.redact_secrets, "redactSecrets")
+    timeout = config.dispose_timeout
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not math.isfinite(timeout)
+        or timeout < 0
+    ):
+        raise _invalid("disposeTimeout must be a non-negative finite number when present")
+    upstream = registry.get(upstream_name)
+    if upstream is None:
+        raise CassetteError(
+            f'no upstream subagent provider registered for "{upstream_name}"', NO_UPSTREAM
+        )
+    if registry.get(name) is not None:
+        raise _invalid(f'a subagent provider named "{name}" is already registered')
+    patterns = tuple(config.redaction_patterns)
+    redactor = compile_redactor(config.redact_secrets, patterns)
+    if isinstance(redactor, Failure):
+        raise redactor.failure()
+    path = expand_path(file)
+    header = create_header(
+        cassette=name,
+        upstream=upstream_name,
+        capabilities=upstream.capabilities,
+        inherits_parent_context=upstream.inherits_parent_context,
+        request_storage=config.request_storage,
+        redact_secrets=config.redact_secrets,
+        redaction_patterns=patterns,
+    )
+    if isinstance(header, Failure):
+        raise header.failure()
+    writer = CassetteWriter.open_blocking(path, header.unwrap(), config.write_mode)
+    recorder = RecordingProvider(
+        name=name,
+        upstream=upstream,
+        registry=registry,
+        writer=writer,
+        redactor=redactor.unwrap(),
+        storage=config.request_storage,
+        tracker=TopologyTracker(writer.existing_interactions),
+        clock=config.clock,
+    )
+    unregister = registry.register(recorder)  # the name was checked free before opening
+
+    async def dispose() -> None:
+        try:
+            unregister()
+            if timeout is None:
+                await recorder.when_idle()
+            else:
+                try:
+                    await asyncio.wait_for(recorder.when_idle(), timeout)
+                except TimeoutError as error:
+                    raise CassetteError(
+                        f"{recorder.active} admitted subagent start(s) did not persist within "
+                        f"{timeout} s; their outcomes were not recorded",
+                        "DISPOSE_TIMEOUT",
+                    ) from error
+        finally:
+            await writer.close()
+
+    return CassetteHandle("record", writer.path, dispose)
+
+
+def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
+    name = _normalized_name(config.provider, "provider")
+    file = _normalized_name(config.file, "file", path=True)
+    if config.timing not in {"instant", "recorded"}:
+        raise _invalid('timing must be "instant" or "recorded"')
+    _check_flag(config.allow_redacted_replay, "allowRedactedReplay")
+    _check_flag(config.assert_consumed, "assertConsumed")
+    if config.duplicate_policy not in {"reject", "sequence"}:
+        raise _invalid('duplicatePolicy must be "reject" or "sequence"')
+    path = expand_path(file)
+    cassette = load_cassette(path)
+    speed = config.speed
+    if (
+        isinstance(speed, bool)
+        or not isinstance(speed, (int, float))
+        or not math.isfinite(speed)
+        or speed < 0.001
+    ):
+        raise _invalid("speed must be a finite number greater than or equal to 0.001")
+    matcher = value_or_raise(
+        InteractionMatcher.build(
+            cassette,
+            duplicate_policy=config.duplicate_policy,
+            allow_redacted_replay=config.allow_redacted_replay,
+        )
+    )
+    provider = ReplayProvider(
+        name=name,
+        cassette=cassette,
+        matcher=matcher,
+        timing=config.timing,
+        speed=float(speed),
+        clock=config.clock,
+    )
+    unregister = registry.register(provider)
+
+    def consumed() -> None:
+        value_or_raise(matcher.assert_consumed())
+
+    async def dispose() -> None:
+        unregister()
+        if config.assert_consumed:
+            consumed()
+
+    return CassetteHandle("replay", path, dispose, consumed=consumed)
+
+
+def install_cassette(
+    registry: ProviderRegistry, config: RecordConfig | ReplayConfig
+) -> CassetteHandle:
+    """Install a recording or replaying cassette provider beside the registry's providers."""
+    if isinstance(config, RecordConfig):
+        return _install_record(registry, config)
+    if isinstance(config, ReplayConfig):
+        return _install_replay(registry, config)
+    raise _invalid("config must be a RecordConfig or a ReplayConfig")

@@ -1,0 +1,447 @@
+"""The recording provider: wraps the upstream and appends one interaction per start (PROV-*)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, cast
+
+from cassette_canonical import JsonValue
+from cassette_format.errors import CassetteError
+from cassette_format.header import iso_timestamp
+from cassette_format.records import (
+    Capabilities,
+    FullRequest,
+    FullRequestView,
+    InteractionBody,
+    MetadataRequestView,
+    Outcome,
+    RecordedError,
+    RequestStorage,
+    RequestView,
+    ResultErrorOutcome,
+    ResultOutcome,
+    StartErrorOutcome,
+    Timing,
+    ToolFilter,
+)
+from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request_metadata
+from cassette_topology.exceptions import value_or_raise
+from returns.result import Failure
+
+from cassette_provider.abort import AbortSignal
+from cassette_provider.agent import ParentAgent
+from cassette_provider.clock import SYSTEM_CLOCK, Clock, elapsed_ms
+from cassette_provider.contract import StartRequest, SubagentProvider, SubagentResult, SubagentRun
+from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM, error_facts
+from cassette_provider.normalize import normalize_parent_context, normalize_request
+from cassette_provider.redact import Redactor
+from cassette_provider.snapshot import snapshot
+
+if TYPE_CHECKING:
+    from cassette_format.writer import CassetteWriter
+
+    from cassette_provider.registry import ProviderRegistry
+
+__all__ = ["RecordedRun", "RecordingProvider"]
+
+_RESULT_LOSSY = "subagent cassette result is not lossless plain JSON"
+
+
+def live_parent(parent: ParentAgent) -> LiveParent:
+    """Topology's view of a parent: its id as a string and its origin."""
+    return LiveParent(id=str(parent.id), origin=parent.origin)
+
+
+def _full_view(normalized: Mapping[str, object], redactor: Redactor) -> FullRequestView:
+    """The redacted full request view (REDACT-7); protected fields raise INVALID_CONFIG."""
+    copied = cast(dict[str, object], snapshot(normalized).unwrap())
+    redacted = redactor.redact(copied, "prompt")
+    if isinstance(redacted, Failure):
+        raise CassetteError(str(redacted.failure()), INVALID_CONFIG)
+    value, count = redacted.unwrap()
+    data = cast(dict[str, object], value)
+    raw_filter = data.get("toolFilter")
+    tool_filter = None
+    if isinstance(raw_filter, dict):
+        allow, deny = raw_filter.get("allow"), raw_filter.get("deny")
+        tool_filter = ToolFilter(
+            allow=tuple(allow) if isinstance(allow, list) else None,
+            deny=tuple(deny) if isinstance(deny, list) else None,
+        )
+    request = FullRequest(
+        prompt=cast("list[object]", data["prompt"]),  # type: ignore[arg-type]
+        label=cast("str | None", data.get("label")),
+        agent_options=cast("Mapping[str, object] | None", data.get("agentOptions")),  # type: ignore[arg-type]
+        output_schema=cast("Mapping[str, object] | None", data.get("outputSchema")),  # type: ignore[arg-type]
+        max_depth=cast("int | None", data.get("maxDepth")),
+        tool_filter=tool_filter,
+        persona=cast("str | None", data.get("persona")),
+    )
+    return FullRequestView(value=request, redactions=count)
+
+
+@dataclass(frozen=True, slots=True)
+class _Admitted:
+    """A start that passed preprocessing: its identity, request view and sequence."""
+
+    reserved: ReservedCall
+    view: RequestView
+    sequence: int
+
+
+@dataclass(slots=True)
+class _Clocked:
+    """The timing facts of one start, observed until persistence (PROV-4, PROV-8)."""
+
+    clock: Clock
+    start: float
+    started_at: str
+    start_latency_ms: float | None = None
+    aborted_at_ms: float | None = None
+    dispose_at_ms: float | None = None
+    persisted: bool = False
+    remove_listener: object = field(default=None)
+
+    def watch(self, signal: AbortSignal | None) -> None:
+        """Note the first abort of the request signal (0 if already aborted)."""
+        if signal is None:
+            return
+        if signal.aborted:
+            self.aborted_at_ms = 0.0
+            return
+        self.remove_listener = signal.add_listener(self._on_abort)
+
+    def _on_abort(self, _reason: object) -> None:
+        if self.aborted_at_ms is None and not self.persisted:
+            self.aborted_at_ms = elapsed_ms(self.clock, self.start)
+
+    def timing(self, *, published: bool) -> Timing:
+        """The timing record, with `durationMs` = elapsed now."""
+        duration = elapsed_ms(self.clock, self.start)
+        latency = (
+            self.start_latency_ms if published and self.start_latency_ms is not None else duration
+        )
+        return Timing(
+            started_at=self.started_at,
+            start_latency_ms=latency,
+            duration_ms=duration,
+            signal_aborted_at_ms=self.aborted_at_ms,
+            dispose_called_at_ms=self.dispose_at_ms,
+        )
+
+    def stop(self) -> None:
+        """Stop observing (the line is being written)."""
+        self.persisted = True
+        if callable(self.remove_listener):
+            self.remove_listener()
+
+
+class RecordingProvider:
+    """Registers beside the upstream; forwards each start and records its outcome."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        upstream: SubagentProvider,
+        registry: ProviderRegistry,
+        writer: CassetteWriter,
+        redactor: Redactor,
+        storage: RequestStorage,
+        tracker: TopologyTracker,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        self._name = name
+        self._upstream = upstream
+        self._upstream_name = upstream.name
+        self._registry = registry
+        self._writer = writer
+        self._redactor = redactor
+        self._storage = storage
+        self._tracker = tracker
+        self._clock = clock
+        self._capabilities = upstream.capabilities
+        self._inherits = upstream.inherits_parent_context
+        self._active = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._next_sequence = writer.next_sequence
+
+    @property
+    def name(self) -> str:
+        """The configured cassette provider name."""
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """A copy of the upstream's capabilities (PROV-1)."""
+        return self._capabilities
+
+    @property
+    def inherits_parent_context(self) -> bool:
+        """The upstream's `inherits_parent_context`."""
+        return self._inherits
+
+    @property
+    def redactor(self) -> Redactor:
+        """The compiled redaction patterns."""
+        return self._redactor
+
+    @property
+    def active(self) -> int:
+        """Admitted starts whose outcome is not yet persisted."""
+        return self._active
+
+    async def when_idle(self) -> None:
+        """Wait until every admitted start has persisted (PROV-10)."""
+        await self._idle.wait()
+
+    def _admit(self) -> None:
+        if self._registry.get(self._upstream_name) is not self._upstream:
+            raise CassetteError(
+                f'upstream subagent provider "{self._upstream_name}" is no longer registered',
+                NO_UPSTREAM,
+            )
+        self._active += 1
+        self._idle.clear()
+
+    def release(self) -> None:
+        """One admitted start is finished."""
+        self._active -= 1
+        if self._active == 0:
+            self._idle.set()
+
+    def _preprocess(self, request: StartRequest) -> _Admitted:
+        """Normalize, build the view, reserve the identity, take a sequence (PROV-3)."""
+        normalized = normalize_request(request)
+        if isinstance(normalized, Failure):
+            raise normalized.failure()
+        body = normalized.unwrap()
+        if self._storage == "metadata":
+            view: RequestView = MetadataRequestView(metadata=value_or_raise(request_metadata(body)))
+        else:
+            view = _full_view(body, self._redactor)
+        context = normalize_parent_context(request.parent, self._inherits)
+        if isinstance(context, Failure):
+            raise context.failure()
+        reserved = value_or_raise(
+            self._tracker.reserve_normalized(live_parent(request.parent), body, context.unwrap())
+        )
+        sequence = self._next_sequence
+        self._next_sequence += 1
+        return _Admitted(reserved=reserved, view=view, sequence=sequence)
+
+    async def append(
+        self,
+        admitted: _Admitted,
+        clocked: _Clocked,
+        outcome: Outcome,
+        *,
+        published: bool,
+        local: bool,
+    ) -> None:
+        """Write one interaction line (the writer serializes and chains it)."""
+        reserved = admitted.reserved
+        timing = clocked.timing(published=published)
+        clocked.stop()
+        await self._writer.append(
+            InteractionBody(
+                sequence=admitted.sequence,
+                call_key=reserved.call_key,
+                parent_key=reserved.parent_key,
+                parent_context_fingerprint=reserved.parent_context_fingerprint,
+                occurrence=reserved.occurrence,
+                request_fingerprint=reserved.request_fingerprint,
+                request=admitted.view,
+                timing=timing,
+                published=published,
+                local=local,
+                outcome=outcome,
+            )
+        )
+
+    def error_facts(self, error: BaseException) -> RecordedError:
+        """Redacted `{name, message, code?}` of an error (REDACT-7, count discarded)."""
+        facts = error_facts(error)
+        message, _ = (
+            self._redactor.redact_text(facts.message)
+            if self._redactor.enabled
+            else (facts.message, 0)
+        )
+        name, _ = (
+            self._redactor.redact_text(facts.name) if self._redactor.enabled else (facts.name, 0)
+        )
+        code = facts.code
+        if code is not None and self._redactor.enabled:
+            code, _ = self._redactor.redact_text(code)
+        return RecordedError(name=name, message=message, code=code)
+
+    async def start(self, request: StartRequest) -> SubagentRun:
+        """Admit, preprocess, start the upstream with the original request, wrap the run."""
+        self._admit()
+        try:
+            admitted = self._preprocess(request)
+        except BaseException:
+            self.release()
+            raise
+        clocked = _Clocked(
+            clock=self._clock,
+            start=self._clock.now(),
+            started_at=iso_timestamp(datetime.now(UTC)),
+        )
+        clocked.watch(request.signal)
+        try:
+            run = await self._upstream.start(request)
+        except Exception as error:
+            try:
+                await self.append(
+                    admitted,
+                    clocked,
+                    StartErrorOutcome(error=self.error_facts(error)),
+                    published=False,
+                    local=False,
+                )
+            finally:
+                self.release()
+            raise
+        clocked.start_latency_ms = elapsed_ms(self._clock, clocked.start)
+        local = run.local_agent
+        if local is not None:
+            registered = self._tracker.register_local_child(
+                str(local.id), admitted.reserved.call_key
+            )
+            if isinstance(registered, Failure):
+                await self._local_child_failed(
+                    admitted, clocked, run, registered.failure().to_exception()
+                )
+        return RecordedRun(self, admitted, clocked, run)
+
+    async def _local_child_failed(
+        self, admitted: _Admitted, clocked: _Clocked, run: SubagentRun, error: Exception
+    ) -> None:
+        """Dispose the upstream run, always record the start-error, then raise (GAP-15)."""
+        failures: list[Exception] = [error]
+        try:
+            await run.dispose()
+        except Exception as dispose_error:
+            failures.append(dispose_error)
+        try:
+            await self.append(
+                admitted,
+                clocked,
+                StartErrorOutcome(error=self.error_facts(error)),
+                published=False,
+                local=False,
+            )
+        finally:
+            self.release()
+        if len(failures) > 1:
+            raise ExceptionGroup(
+                "local child registration and upstream disposal both failed", failures
+            )
+        raise error
+
+
+class RecordedRun:
+    """The caller's run: upstream id and local agent; its result is persisted first (PROV-7)."""
+
+    def __init__(
+        self, recorder: RecordingProvider, admitted: _Admitted, clocked: _Clocked, run: SubagentRun
+    ) -> None:
+        self._recorder = recorder
+        self._admitted = admitted
+        self._clocked = clocked
+        self._run = run
+        self._persisted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._result = asyncio.ensure_future(self._drive())
+        self._result.add_done_callback(_retrieve)
+        self._dispose: asyncio.Task[None] | None = None
+
+    @property
+    def id(self) -> str:
+        """The upstream run id."""
+        return self._run.id
+
+    @property
+    def local_agent(self) -> ParentAgent | None:
+        """The upstream's local agent."""
+        return self._run.local_agent
+
+    @property
+    def result(self) -> asyncio.Task[SubagentResult]:
+        """The unredacted result, available once its line is written."""
+        return self._result
+
+    async def _persist(self, outcome: Outcome) -> None:
+        try:
+            await self._recorder.append(
+                self._admitted,
+                self._clocked,
+                outcome,
+                published=True,
+                local=self._run.local_agent is not None,
+            )
+        except BaseException as error:
+            self._persisted.set_exception(error)
+            self._persisted.exception()
+            raise
+        self._persisted.set_result(None)
+
+    async def _drive(self) -> SubagentResult:
+        try:
+            try:
+                value = await self._run.result
+            except Exception as error:
+                await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(error)))
+                raise
+            copied = snapshot(value)
+            if isinstance(copied, Failure) or not isinstance(copied.unwrap(), dict):
+                lossy = TypeError(_RESULT_LOSSY)
+                await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(lossy)))
+                raise lossy
+            live = copied.unwrap()
+            stored = snapshot(live).unwrap()
+            redacted = self._recorder.redactor.redact(stored, "output")
+            if isinstance(redacted, Failure):
+                refused = CassetteError(str(redacted.failure()), INVALID_CONFIG)
+                await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(refused)))
+                raise refused
+            result, count = redacted.unwrap()
+            await self._persist(
+                ResultOutcome(result=cast("dict[str, JsonValue]", result), redactions=count)
+            )
+            return cast(SubagentResult, live)
+        finally:
+            if not self._persisted.done():
+                self._persisted.set_result(None)
+            self._recorder.release()
+
+    async def dispose(self) -> None:
+        """Memoized: note the dispose time, then wait for upstream dispose and persistence."""
+        if self._dispose is None:
+            if not self._clocked.persisted:
+                self._clocked.dispose_at_ms = elapsed_ms(self._clocked.clock, self._clocked.start)
+            self._dispose = asyncio.ensure_future(self._dispose_once())
+        await asyncio.shield(self._dispose)
+
+    async def _dispose_once(self) -> None:
+        upstream, persisted = await asyncio.gather(
+            self._run.dispose(), self._persisted, return_exceptions=True
+        )
+        failures = [item for item in (upstream, persisted) if isinstance(item, BaseException)]
+        if len(failures) == 2:
+            raise ExceptionGroup(
+                "upstream disposal and cassette persistence both failed",
+                [cast(Exception, item) for item in failures],
+            )
+        if failures:
+            raise failures[0]
+
+
+def _retrieve(task: asyncio.Task[SubagentResult]) -> None:
+    """Mark a failed result as retrieved so an unawaited failure logs no stray warning."""
+    if not task.cancelled():
+        task.exception()

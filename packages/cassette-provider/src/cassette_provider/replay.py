@@ -1,0 +1,162 @@
+"""The replay provider: each start consumes exactly its recorded interaction (REPLAY-*)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Literal, cast
+
+from cassette_format.cassette import CassetteFile
+from cassette_format.records import (
+    Capabilities,
+    CassetteInteraction,
+    RecordedError,
+    ResultErrorOutcome,
+    ResultOutcome,
+    StartErrorOutcome,
+)
+from cassette_topology import InteractionMatcher, live_call
+from cassette_topology.exceptions import value_or_raise
+from returns.result import Failure
+
+from cassette_provider.abort import AbortController, AbortSignal
+from cassette_provider.clock import SYSTEM_CLOCK, Clock
+from cassette_provider.contract import StartRequest, SubagentResult
+from cassette_provider.errors import CassetteRecordedError
+from cassette_provider.function_provider import aborted_result
+from cassette_provider.normalize import normalize_parent_context, normalize_request
+from cassette_provider.recorder import live_parent
+from cassette_provider.snapshot import snapshot
+from cassette_provider.timing import checked_delay, scaled, wait_abortable
+
+__all__ = ["ReplayProvider", "ReplayRun", "Timing"]
+
+Timing = Literal["instant", "recorded"]
+
+
+def recorded_error(error: RecordedError) -> CassetteRecordedError:
+    """The replayed form of a recorded error (REPLAY-6)."""
+    return CassetteRecordedError(error.message, error.name, error.code)
+
+
+class ReplayProvider:
+    """Answers starts from a cassette; no upstream is ever consulted."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        cassette: CassetteFile,
+        matcher: InteractionMatcher,
+        timing: Timing = "instant",
+        speed: float = 1.0,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        facts = cassette.header.provider
+        self._name = name
+        self._capabilities = facts.capabilities
+        self._inherits = facts.inherits_parent_context
+        self._matcher = matcher
+        self._scale = 0.0 if timing == "instant" else 1.0 / speed
+        self._clock = clock
+
+    @property
+    def name(self) -> str:
+        """The configured provider name."""
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The recorded upstream capabilities."""
+        return self._capabilities
+
+    @property
+    def inherits_parent_context(self) -> bool:
+        """The recorded `inheritsParentContext`."""
+        return self._inherits
+
+    @property
+    def matcher(self) -> InteractionMatcher:
+        """The matcher (for `assert_consumed`)."""
+        return self._matcher
+
+    async def start(self, request: StartRequest) -> ReplayRun:
+        """Match and consume, wait the scaled start latency, then publish or raise."""
+        normalized = normalize_request(request)
+        if isinstance(normalized, Failure):
+            raise normalized.failure()
+        context = normalize_parent_context(request.parent, self._inherits)
+        if isinstance(context, Failure):
+            raise context.failure()
+        call = value_or_raise(
+            live_call(live_parent(request.parent), normalized.unwrap(), context.unwrap())
+        )
+        interaction = value_or_raise(self._matcher.match(call))
+        timing = interaction.timing
+        start_delay = scaled(timing.start_latency_ms, self._scale)
+        aborted = await wait_abortable(start_delay, request.signal, self._clock)
+        outcome = interaction.outcome
+        if isinstance(outcome, StartErrorOutcome):
+            raise recorded_error(outcome.error)
+        if aborted:
+            raise CassetteRecordedError(
+                "cassette replay aborted before subagent publication", "AbortError", "ABORTED"
+            )
+        remaining = scaled(max(0.0, timing.duration_ms - timing.start_latency_ms), self._scale)
+        checked_delay(remaining)
+        return ReplayRun(interaction, request.signal, remaining, self._clock)
+
+
+class ReplayRun:
+    """A replayed run: no local agent; its result waits the remaining scaled duration."""
+
+    def __init__(
+        self,
+        interaction: CassetteInteraction,
+        signal: AbortSignal | None,
+        remaining_ms: float,
+        clock: Clock,
+    ) -> None:
+        digest = interaction.request_fingerprint.removeprefix("sha256:")[:12]
+        self._id = f"cassette-{interaction.sequence}-{digest}-{uuid.uuid4()}"
+        self._disposer = AbortController()
+        sources = (self._disposer.signal,) if signal is None else (signal, self._disposer.signal)
+        self._signal = AbortSignal.any(sources)
+        self._interaction = interaction
+        self._result = asyncio.ensure_future(self._drive(remaining_ms, clock))
+        self._result.add_done_callback(_retrieve)
+
+    @property
+    def id(self) -> str:
+        """`cassette-<sequence>-<hex12>-<uuid4>`."""
+        return self._id
+
+    @property
+    def local_agent(self) -> None:
+        """Replayed runs have no local agent (TOPO-6)."""
+        return None
+
+    @property
+    def result(self) -> asyncio.Task[SubagentResult]:
+        """The recorded result, the recorded error, or aborted."""
+        return self._result
+
+    async def _drive(self, remaining_ms: float, clock: Clock) -> SubagentResult:
+        if await wait_abortable(remaining_ms, self._signal, clock):
+            return aborted_result()
+        outcome = self._interaction.outcome
+        if isinstance(outcome, ResultErrorOutcome):
+            raise recorded_error(outcome.error)
+        if isinstance(outcome, ResultOutcome):
+            return cast(SubagentResult, snapshot(dict(outcome.result)).unwrap())
+        raise CassetteRecordedError("invalid recorded result error", "CassetteError")
+
+    async def dispose(self) -> None:
+        """Abort the run signal, wait for the result; never raises (REPLAY-5)."""
+        self._disposer.abort()
+        await asyncio.wait([self._result])
+
+
+def _retrieve(task: asyncio.Task[SubagentResult]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,62 @@
+"""Replay delays: scaled recorded timing, waited in bounded, abortable chunks (REPLAY-2, -3)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Final
+
+from cassette_format.errors import CassetteError
+
+from cassette_provider.abort import AbortSignal
+from cassette_provider.clock import Clock
+from cassette_provider.errors import INVALID_CONFIG
+
+__all__ = ["MAX_CHUNK_MS", "checked_delay", "wait_abortable"]
+
+#: The longest single timer, as JavaScript's setTimeout allows.
+MAX_CHUNK_MS: Final = 2_147_483_647
+
+
+def checked_delay(delay_ms: float) -> float:
+    """A delay that is finite and non-negative, else INVALID_CONFIG (REPLAY-3)."""
+    if not math.isfinite(delay_ms) or delay_ms < 0:
+        raise CassetteError(
+            "cassette replay delay must be a non-negative finite number", INVALID_CONFIG
+        )
+    return delay_ms
+
+
+def scaled(ms: float, scale: float) -> float:
+    """`ms × scale`, refusing a non-finite result (REPLAY-2)."""
+    value = ms * scale
+    if not math.isfinite(value):
+        raise CassetteError(
+            "recorded cassette timing cannot be scaled to a finite delay", INVALID_CONFIG
+        )
+    return value
+
+
+async def wait_abortable(delay_ms: float, signal: AbortSignal | None, clock: Clock) -> bool:
+    """Wait `delay_ms` in chunks; True when the signal aborted first (or was already aborted)."""
+    checked_delay(delay_ms)
+    if signal is not None and signal.aborted:
+        return True
+    remaining = delay_ms
+    while remaining > 0:
+        chunk = min(remaining, MAX_CHUNK_MS)
+        sleeper = asyncio.ensure_future(clock.sleep(chunk / 1000))
+        if signal is None:
+            await sleeper
+        else:
+            watcher = asyncio.ensure_future(signal.wait())
+            try:
+                await asyncio.wait([sleeper, watcher], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                watcher.cancel()
+                if not sleeper.done():
+                    sleeper.cancel()
+            if signal.aborted:
+                return True
+        remaining -= chunk
+    return False
