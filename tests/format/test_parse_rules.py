@@ -146,3 +146,19 @@ def test_twenty_thousand_nested_tool_results_pass() -> None:  # CANON-9, FMT-14
         "line 2.outcome.result.output nested content at depth 20000, index 0.text must be a string"
     )
     assert _message(broken) == expected
+
+
+def test_error_locations() -> None:  # ERR-1, FMT-9
+    document = orjson.loads(HEADER_LINE)
+    document["comment"] = "x"
+    header_error = parse_cassette(orjson.dumps(document)).failure()
+    assert (header_error.message, header_error.line) == ("header.comment is not supported", 1)
+    empty = parse_cassette(b"").failure()
+    assert (empty.message, empty.line) == ("cassette is empty", None)
+    line, _ = _line(make_body(1), HEADER.hash)
+    bad = parse_cassette(HEADER_LINE + line.replace(b'"sequence":1', b'"sequence":0')).failure()
+    assert (bad.message, bad.line, bad.path) == (
+        "line 2.sequence must be a positive safe integer",
+        2,
+        "line 2.sequence",
+    )

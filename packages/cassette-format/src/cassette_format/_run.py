@@ -21,7 +21,7 @@ def run_lines(state: ChainState, lines: Iterator[NumberedLine]) -> CassetteForma
         state.finish()
     except Reject as reject:
         line = reject.line
-        if line is None and reject.message.startswith("line "):
-            line = number
+        if line is None and (reject.message.startswith("line ") or state.header is None):
+            line = number or None  # header problems name line 1; file-wide ones no line
         return CassetteFormatError(reject.message, line=line, path=reject.path)
     return None
