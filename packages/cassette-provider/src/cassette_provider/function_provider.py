@@ -44,6 +44,11 @@ async def _settle(value: Awaitable[object] | object) -> object:
     return value
 
 
+async def _invoke(run: RunFunction, request: StartRequest, child: SimpleAgent) -> object:
+    """Call the run function inside the task, so a run cancelled before it starts never runs."""
+    return await _settle(run(request, child))
+
+
 class FunctionRun:
     """A run of a FunctionProvider: a task that abort and dispose cancel into an aborted result."""
 

@@ -101,7 +101,9 @@ class CassetteHandle:
         dispose: Callable[[], Coroutine[None, None, None]],
         *,
         consumed: Callable[[], None] | None = None,
+        first: Callable[[], None] | None = None,
     ) -> None:
+        self._first = first
         self.mode = mode
         self.file = file
         self._consumed = consumed
@@ -116,6 +118,8 @@ class CassetteHandle:
     async def dispose(self) -> None:
         """Dispose once; a failed dispose is raised again on every later call."""
         if self._task is None:
+            if self._first is not None:
+                self._first()  # unregister at once, so no new start is admitted
             self._task = asyncio.ensure_future(self._start_dispose())
         await asyncio.shield(self._task)
 
@@ -188,7 +192,6 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
 
     async def dispose() -> None:
         try:
-            unregister()
             if timeout is None:
                 await recorder.when_idle()
             else:
@@ -203,7 +206,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         finally:
             await writer.close()
 
-    return CassetteHandle("record", writer.path, dispose)
+    return CassetteHandle("record", writer.path, dispose, first=unregister)
 
 
 def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
@@ -246,11 +249,10 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         value_or_raise(matcher.assert_consumed())
 
     async def dispose() -> None:
-        unregister()
         if config.assert_consumed:
             consumed()
 
-    return CassetteHandle("replay", path, dispose, consumed=consumed)
+    return CassetteHandle("replay", path, dispose, consumed=consumed, first=unregister)
 
 
 def install_cassette(

@@ -1,0 +1,206 @@
+"""Recording provider lifecycle: admission, failures, abort/dispose, shutdown (PROV-*)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from cassette_format import load_cassette
+from cassette_format.records import ResultErrorOutcome, ResultOutcome, StartErrorOutcome
+from cassette_provider import (
+    AbortController,
+    CassetteAmbiguityError,
+    CassetteError,
+    CassetteFormatError,
+    FunctionProvider,
+    ProviderRegistry,
+    RecordConfig,
+    SimpleAgent,
+    StartRequest,
+    install_cassette,
+)
+from provider.support_provider import FakeClock, answer, prompt
+
+
+def _registry(run: object) -> ProviderRegistry:
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run))  # type: ignore[arg-type]
+    return registry
+
+
+async def test_non_lossless_results_are_recorded_as_result_errors(tmp_path: Path) -> None:  # PROV-7
+    values = {
+        "big": {
+            "output": [{"type": "text", "text": "x", "n": 2**53 + 1}],
+            "stopReason": "completed",
+        },
+        "tuple": {"output": ({"type": "text", "text": "x"},), "stopReason": "completed"},
+    }
+
+    async def run(request: StartRequest, _child: SimpleAgent) -> object:
+        return values[request.label or ""]
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    root = SimpleAgent()
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        for label in values:
+            live = await registry.start(
+                "cassette", StartRequest(prompt=prompt(label), parent=root, label=label)
+            )
+            with pytest.raises(
+                TypeError, match="subagent cassette result is not lossless plain JSON"
+            ):
+                await live.result
+            await live.dispose()
+    outcomes = [i.outcome for i in load_cassette(path).interactions]
+    assert all(isinstance(o, ResultErrorOutcome) for o in outcomes)
+    assert {(o.error.name, o.error.message) for o in outcomes} == {  # type: ignore[union-attr]
+        ("TypeError", "subagent cassette result is not lossless plain JSON")
+    }
+
+
+async def test_bad_request_and_unknown_parent_do_not_poison_the_tracker(
+    tmp_path: Path,
+) -> None:  # PROV-3, TOPO-3
+    async def run(request: StartRequest, _child: SimpleAgent) -> object:
+        return answer(str(request.label))
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    root = SimpleAgent(session_id="root")
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        with pytest.raises(TypeError):
+            await registry.start("cassette", StartRequest(prompt=[object()], parent=root))
+        stranger = SimpleAgent(session_id="stranger", origin="subagent")
+        with pytest.raises(CassetteAmbiguityError):
+            await registry.start("cassette", StartRequest(prompt=prompt("x"), parent=stranger))
+        live = await registry.start(
+            "cassette", StartRequest(prompt=prompt("ok"), parent=root, label="ok")
+        )
+        assert await live.result == answer("ok")
+        await live.dispose()
+    interactions = load_cassette(path).interactions
+    assert [(i.sequence, i.occurrence, i.parent_key) for i in interactions] == [(1, 1, "root")]
+
+
+async def test_upstream_gone_is_no_upstream(tmp_path: Path) -> None:  # PROV-2
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        return answer("x")
+
+    registry = ProviderRegistry()
+    unregister = registry.register(FunctionProvider("spawn", run))
+    handle = install_cassette(registry, RecordConfig(file=str(tmp_path / "c.jsonl")))
+    unregister()
+    with pytest.raises(CassetteError) as gone:
+        await registry.start("cassette", StartRequest(prompt=prompt("x"), parent=SimpleAgent()))
+    assert gone.value.code == "NO_UPSTREAM"
+    await handle.dispose()
+    assert load_cassette(tmp_path / "c.jsonl").interactions == ()
+
+
+async def test_dispose_waits_for_admitted_runs(tmp_path: Path) -> None:  # PROV-10, CONF-4
+    gate = asyncio.Event()
+
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        await gate.wait()
+        return answer("late")
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    handle = install_cassette(registry, RecordConfig(file=str(path)))
+    live = await registry.start("cassette", StartRequest(prompt=prompt("x"), parent=SimpleAgent()))
+    closing = asyncio.ensure_future(handle.dispose())
+    await asyncio.sleep(0)  # let the dispose task take its first step
+    assert registry.get("cassette") is None  # unregistered first
+    assert not closing.done()
+    gate.set()
+    await closing
+    assert await live.result == answer("late")
+    assert isinstance(load_cassette(path).interactions[0].outcome, ResultOutcome)
+
+
+async def test_dispose_timeout_records_nothing(tmp_path: Path) -> None:  # GAP-2
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        await asyncio.Event().wait()
+        return answer("never")
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    handle = install_cassette(registry, RecordConfig(file=str(path), dispose_timeout=0))
+    live = await registry.start("cassette", StartRequest(prompt=prompt("x"), parent=SimpleAgent()))
+    with pytest.raises(CassetteError) as timed_out:
+        await handle.dispose()
+    assert timed_out.value.code == "DISPOSE_TIMEOUT"
+    assert load_cassette(path).interactions == ()
+    with pytest.raises(CassetteFormatError, match="cassette writer is closed"):
+        await live.dispose()
+
+
+async def test_abort_and_dispose_times_are_recorded(
+    tmp_path: Path,
+) -> None:  # PROV-4, PROV-8, PROV-9
+    fake = FakeClock()
+    gate = asyncio.Event()
+
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        await gate.wait()
+        return answer("x")
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    controller = AbortController()
+    async with install_cassette(registry, RecordConfig(file=str(path), clock=fake.clock())):
+        live = await registry.start(
+            "cassette",
+            StartRequest(prompt=prompt("x"), parent=SimpleAgent(), signal=controller.signal),
+        )
+        fake.now_s = 0.25
+        controller.abort()
+        fake.now_s = 0.5
+        await live.dispose()
+        await live.dispose()
+        assert await live.result == {"output": [], "stopReason": "aborted"}
+    timing = load_cassette(path).interactions[0].timing
+    assert timing.signal_aborted_at_ms == 250.0
+    assert timing.dispose_called_at_ms == 500.0
+    assert timing.duration_ms == 500.0
+
+
+async def test_start_failure_and_already_aborted_signal(tmp_path: Path) -> None:  # PROV-5
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        return answer("x")
+
+    def start(_request: StartRequest) -> None:
+        raise ValueError("no capacity")
+
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run, start=start))
+    path = tmp_path / "c.jsonl"
+    controller = AbortController()
+    controller.abort()
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        with pytest.raises(ValueError, match="no capacity"):
+            await registry.start(
+                "cassette",
+                StartRequest(prompt=prompt("x"), parent=SimpleAgent(), signal=controller.signal),
+            )
+    interaction = load_cassette(path).interactions[0]
+    assert isinstance(interaction.outcome, StartErrorOutcome)
+    assert (interaction.published, interaction.local) == (False, False)
+    assert interaction.timing.signal_aborted_at_ms == 0
+    assert interaction.timing.start_latency_ms == interaction.timing.duration_ms
+
+
+def test_install_validation() -> None:  # CONF-2, CONF-4
+    registry = ProviderRegistry()
+    with pytest.raises(CassetteError) as same:
+        install_cassette(registry, RecordConfig(provider="spawn"))
+    assert same.value.code == "INVALID_CONFIG"
+    with pytest.raises(CassetteError) as blank:
+        install_cassette(registry, RecordConfig(file=" x"))
+    assert str(blank.value) == "file must be a non-empty normalized path"
+    with pytest.raises(CassetteError) as missing:
+        install_cassette(registry, RecordConfig(file="x.jsonl"))
+    assert missing.value.code == "NO_UPSTREAM"
