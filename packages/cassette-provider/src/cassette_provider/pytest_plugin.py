@@ -8,16 +8,19 @@ the fixtures and hooks of tests that use them.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 import re
 from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
 
 import pytest
+
+if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
+    from cassette_provider.install import CassetteHandle
+    from cassette_provider.registry import ProviderRegistry
 
 RecordMode: TypeAlias = Literal["none", "once", "all"]
 """vcrpy / pytest-recording names: replay only, record when missing, re-record."""
@@ -100,8 +103,8 @@ def plan_cassette(
 
 
 def config_fields(factory: Callable[..., object]) -> frozenset[str]:
-    """Keyword names a config class accepts, except `file` (the plugin owns the path)."""
-    return frozenset(inspect.signature(factory).parameters) - {"file"}
+    """Keyword names a config class accepts, except those the plugin decides (path, write mode)."""
+    return frozenset(inspect.signature(factory).parameters) - {"file", "write_mode"}
 
 
 def split_options(
@@ -221,21 +224,23 @@ def _split_for_provider(
     options: Mapping[str, object],
 ) -> tuple[dict[str, object], dict[str, object]]:
     """Marker options split by the provider's RecordConfig and ReplayConfig fields."""
-    provider = importlib.import_module("cassette_provider")
-    return split_options(
-        options, config_fields(provider.RecordConfig), config_fields(provider.ReplayConfig)
-    )
+    from cassette_provider.install import RecordConfig, ReplayConfig
+
+    return split_options(options, config_fields(RecordConfig), config_fields(ReplayConfig))
 
 
-def _install(plan: CassettePlan, registry: object) -> Any:
+def _install(plan: CassettePlan, registry: ProviderRegistry) -> CassetteHandle:
     """Build the RecordConfig or ReplayConfig for the plan and install it on the registry."""
-    provider = importlib.import_module("cassette_provider")
+    from cassette_provider.install import RecordConfig, ReplayConfig, install_cassette
+
     record, replay = _split_for_provider(plan.options)
+    config: RecordConfig | ReplayConfig
     if plan.action == "record":
-        config = provider.RecordConfig(file=str(plan.path), write_mode=plan.write_mode, **record)
+        write_mode = plan.write_mode if plan.write_mode is not None else "create"
+        config = RecordConfig(file=str(plan.path), write_mode=write_mode, **record)  # type: ignore[arg-type]
     else:
-        config = provider.ReplayConfig(file=str(plan.path), **replay)
-    return provider.install_cassette(registry, config)
+        config = ReplayConfig(file=str(plan.path), **replay)  # type: ignore[arg-type]
+    return install_cassette(registry, config)
 
 
 @dataclass(slots=True)
@@ -293,13 +298,17 @@ async def _cassette_event_loop() -> asyncio.AbstractEventLoop:
 
 
 @pytest.fixture
-def cassette_registry() -> Any:
+def cassette_registry() -> ProviderRegistry:
     """A fresh `ProviderRegistry`; override it to register real upstreams for recording."""
-    return importlib.import_module("cassette_provider").ProviderRegistry()
+    from cassette_provider.registry import ProviderRegistry
+
+    return ProviderRegistry()
 
 
 @pytest.fixture
-def subagent_cassette(request: pytest.FixtureRequest, cassette_registry: object) -> Iterator[Any]:
+def subagent_cassette(
+    request: pytest.FixtureRequest, cassette_registry: ProviderRegistry
+) -> Iterator[CassetteHandle]:
     """Install this test's cassette on `cassette_registry` and yield its `CassetteHandle`.
 
     Works for async tests (on their loop) and sync ones (on a private loop). The handle is
@@ -313,8 +322,7 @@ def subagent_cassette(request: pytest.FixtureRequest, cassette_registry: object)
         loop = asyncio.new_event_loop()
         owns_loop = True
     try:
-        installed = _install(plan, cassette_registry)
-        handle = loop.run_until_complete(installed) if inspect.isawaitable(installed) else installed
+        handle = _install(plan, cassette_registry)
     except BaseException:
         if owns_loop:
             loop.close()
