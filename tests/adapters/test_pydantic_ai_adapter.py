@@ -25,6 +25,7 @@ from adapters.fanout import (
 
 pytest.importorskip("pydantic_ai")
 
+from cassette_format import load_cassette
 from cassette_provider import (
     CassetteMismatchError,
     ProviderRegistry,
@@ -123,6 +124,11 @@ async def test_fan_out_recorded_then_replayed_offline_with_latencies_reversed(
     file = tmp_path / "fan-out.cassette.jsonl"
     expected = {name: answer_for(name) for name in CHILDREN}
     assert await record(file) == expected
+    recorded = load_cassette(file)  # the recording verifies: schema, chain, contiguity
+    assert recorded.header.provider.upstream == "pydantic-ai"
+    assert sorted(i.call_key.split("/")[1].split("-")[0] for i in recorded.interactions) == list(
+        CHILDREN
+    )
 
     registry = ProviderRegistry()  # no upstream: replay must not need one
     handle = install_cassette(registry, ReplayConfig(file=str(file)))
