@@ -3,32 +3,56 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from cassette_canonical import canonical_json, fingerprint
+from cassette_canonical import canonical_json, fast_path, fingerprint
 from cassette_canonical.fast_path import fast_canonical
 from cassette_canonical.serialize import serialize_exact
-from cassette_canonical.strings import has_surrogate
 from hypothesis import given
 from support.strategies import json_values, non_json_leaves
+
+ALL_ENCODERS = fast_path.ENCODERS
+ENCODER_CHOICES = [ALL_ENCODERS[i:] for i in range(len(ALL_ENCODERS))]  # orjson+json, json
+
+
+@contextmanager
+def only(encoders: tuple[object, ...]) -> Iterator[None]:
+    """Run with a chosen encoder list (so the stdlib path is tested even where orjson exists)."""
+    saved = fast_path.ENCODERS
+    fast_path.ENCODERS = encoders  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        fast_path.ENCODERS = saved
+
+
+def test_orjson_accelerator_is_active_here() -> None:
+    # The workspace installs orjson (through cassette-format); per-package runs may not.
+    assert len(ALL_ENCODERS) in (1, 2)
 
 
 @given(json_values(max_leaves=40))
 def test_fast_path_agrees_with_exact_path(value: Any) -> None:
     exact = serialize_exact(value).unwrap()
-    fast = fast_canonical(value)
-    if fast is not None and not has_surrogate(fast):
-        assert fast == exact
-    assert canonical_json(value).unwrap() == exact
+    for encoders in ENCODER_CHOICES:
+        with only(encoders):
+            fast = fast_canonical(value)
+            if fast is not None:
+                assert fast.decode("utf-8") == exact
+            assert canonical_json(value).unwrap() == exact
 
 
 @given(json_values(max_leaves=10), non_json_leaves())
 def test_fast_path_refuses_values_the_exact_path_rejects(value: Any, leaf: Any) -> None:
-    for wrapped in ([value, leaf], {"k": [leaf], "v": value}):
-        assert fast_canonical(wrapped) is None
-        assert canonical_json(wrapped).failure() == serialize_exact(wrapped).failure()
-        assert fingerprint(wrapped).failure() == serialize_exact(wrapped).failure()
+    for encoders in ENCODER_CHOICES:
+        with only(encoders):
+            for wrapped in ([value, leaf], {"k": [leaf], "v": value}):
+                assert fast_canonical(wrapped) is None
+                assert canonical_json(wrapped).failure() == serialize_exact(wrapped).failure()
+                assert fingerprint(wrapped).failure() == serialize_exact(wrapped).failure()
 
 
 class Text(str):
@@ -65,12 +89,17 @@ class Real(float):
         [-0.0],
         {"\uffff": 1, "😀": 2},
         [float("nan")],
+        [float("inf")],
+        {"a": [1, "\ud800"]},
+        {"deep": [[[[[[[[[[1.0]]]]]]]]]]},
     ],
     ids=repr,
 )
 def test_fast_path_declines_what_json_dumps_would_get_wrong(value: Any) -> None:
-    # Each of these json.dumps serializes, but not canonically (or not at all in CANON).
-    assert fast_canonical(value) is None
+    # Each of these json.dumps or orjson serializes, but not canonically (or not at all).
+    for encoders in ENCODER_CHOICES:
+        with only(encoders):
+            assert fast_canonical(value) is None
 
 
 @pytest.mark.parametrize(
@@ -83,5 +112,8 @@ def test_fast_path_declines_what_json_dumps_would_get_wrong(value: Any) -> None:
     ],
 )  # fmt: skip
 def test_fast_path_takes_plain_records(value: Any, text: str) -> None:
-    assert canonical_json(value).unwrap() == text
+    for encoders in ENCODER_CHOICES:
+        with only(encoders):
+            assert fast_canonical(value) == text.encode("utf-8")
+            assert canonical_json(value).unwrap() == text
     assert serialize_exact(value).unwrap() == text

@@ -11,29 +11,23 @@ from returns.result import Result, Success
 from cassette_canonical.errors import CanonicalError
 from cassette_canonical.fast_path import fast_canonical
 from cassette_canonical.serialize import serialize_exact
-from cassette_canonical.strings import has_surrogate
 
 _DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def canonical_json(value: object) -> Result[str, CanonicalError]:
     """The canonical JSON text of a value (CANON-1..7, D-1), or why it has none."""
-    text = fast_canonical(value)
-    if text is not None and not has_surrogate(text):
-        return Success(text)
+    data = fast_canonical(value)
+    if data is not None:
+        return Success(data.decode("utf-8"))
     return serialize_exact(value)
 
 
 def fingerprint(value: object) -> Result[str, CanonicalError]:
     """``sha256:<64 hex>`` of the UTF-8 bytes of the value's canonical JSON text."""
-    text = fast_canonical(value)
-    if text is not None:
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            pass  # surrogates: the exact path escapes or combines them
-        else:
-            return Success("sha256:" + hashlib.sha256(data).hexdigest())
+    data = fast_canonical(value)
+    if data is not None:
+        return Success("sha256:" + hashlib.sha256(data).hexdigest())
     return serialize_exact(value).map(_digest_of_text)
 
 
