@@ -365,7 +365,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Show a mismatch as its diagnostic, and a cassette fault after a failure as a section."""
     report = yield
-    if call.when == "call" and call.excinfo is not None:
+    if call.when == "call" and call.excinfo is not None and report.failed:
         replacement = mismatch_report(call.excinfo.value)
         if replacement is not None:
             report.longrepr = replacement
