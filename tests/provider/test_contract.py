@@ -14,6 +14,7 @@ from cassette_provider import (
     ProviderRegistryError,
     SimpleAgent,
     StartRequest,
+    aborted_result,
 )
 
 
@@ -98,12 +99,12 @@ async def test_abort_and_dispose_resolve_an_aborted_result() -> None:
     )
     await asyncio.sleep(0)
     controller.abort()
-    assert await aborted.result == {"output": [], "stopReason": "aborted"}
+    assert await aborted.result == aborted_result()
 
     disposed = await provider.start(StartRequest(prompt=[], parent=SimpleAgent()))
     await asyncio.sleep(0)
     await disposed.dispose()
-    assert await disposed.result == {"output": [], "stopReason": "aborted"}
+    assert await disposed.result == aborted_result()
 
 
 async def test_registry_unregister_and_capability_checks() -> None:

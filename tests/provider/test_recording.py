@@ -18,6 +18,7 @@ from cassette_provider import (
     RecordConfig,
     SimpleAgent,
     StartRequest,
+    aborted_result,
     install_cassette,
 )
 from provider.support_provider import FakeClock, answer, prompt
@@ -161,7 +162,7 @@ async def test_abort_and_dispose_times_are_recorded(
         fake.now_s = 0.5
         await live.dispose()
         await live.dispose()
-        assert await live.result == {"output": [], "stopReason": "aborted"}
+        assert await live.result == aborted_result()
     timing = load_cassette(path).interactions[0].timing
     assert timing.signal_aborted_at_ms == 250.0
     assert timing.dispose_called_at_ms == 500.0

@@ -19,6 +19,7 @@ from cassette_provider import (
     ReplayConfig,
     SimpleAgent,
     StartRequest,
+    aborted_result,
     install_cassette,
 )
 from cassette_provider.redact import compile_redactor, is_secret_key
@@ -120,7 +121,7 @@ async def test_dispose_during_the_remaining_delay_gives_aborted(tmp_path: Path) 
     blocked.block = True
     await live.dispose()
     await live.dispose()
-    assert await live.result == {"output": [], "stopReason": "aborted"}
+    assert await live.result == aborted_result()
 
 
 def test_replay_config_validation(tmp_path: Path) -> None:  # REPLAY-1, GAP-13
