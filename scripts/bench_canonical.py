@@ -55,14 +55,17 @@ def build_corpus(count: int) -> list[Any]:
 
 
 def ours(value: Any) -> str:
+    """This package."""
     return fingerprint(value).unwrap()
 
 
 def with_rfc8785(value: Any) -> str:
+    """The rfc8785 package (pure-Python JCS)."""
     return "sha256:" + hashlib.sha256(rfc8785.dumps(value)).hexdigest()
 
 
 def floor(value: Any) -> str:
+    """Fast but not canonical: code-point key order, Python number text."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -79,6 +82,7 @@ def best_time(fn: Callable[[Any], str], corpus: list[Any], rounds: int) -> float
 
 
 def main() -> int:
+    """Build the corpus, check agreement, time, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
@@ -101,6 +105,7 @@ def main() -> int:
     stdlib_encoder = all_encoders[-1:]
 
     def ours_stdlib(value: Any) -> str:
+        """This package with the stdlib json encoder as its only fast-path encoder."""
         fast_path.ENCODERS = stdlib_encoder
         try:
             return ours(value)

@@ -66,6 +66,7 @@ def float_token(token: str) -> float | None:
 
 
 def _hook_int(token: str) -> int:
+    """C-decoder hook: D-1 integer, or refuse."""
     value = int_token(token)
     if value is None:
         raise _Refused(token)
@@ -73,6 +74,7 @@ def _hook_int(token: str) -> int:
 
 
 def _hook_float(token: str) -> float:
+    """C-decoder hook: D-1 double, or refuse."""
     value = float_token(token)
     if value is None:
         raise _Refused(token)
@@ -80,10 +82,12 @@ def _hook_float(token: str) -> float:
 
 
 def _hook_constant(token: str) -> object:
+    """C-decoder hook: NaN and Infinity are not JSON."""
     raise _Refused(token)
 
 
 def _hook_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """C-decoder hook: build an object, refusing duplicate names."""
     members = dict(pairs)
     if len(members) != len(pairs):
         raise _Refused("duplicate")
