@@ -56,7 +56,7 @@ class FunctionRun:
         self._id = f"{provider_name}-{uuid.uuid4()}"
         self._child = child_of(request)
         self._abort = AbortController()
-        self._work: asyncio.Task[object] = asyncio.ensure_future(_settle(run(request, self._child)))
+        self._work: asyncio.Task[object] = asyncio.ensure_future(_invoke(run, request, self._child))
         self._result: asyncio.Task[SubagentResult] = asyncio.ensure_future(self._drive())
         self._result.add_done_callback(_mark_retrieved)
         self._abort.signal.add_listener(self._cancel_work)
