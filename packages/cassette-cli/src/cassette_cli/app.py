@@ -52,8 +52,9 @@ def _run(command: Command, output: Output) -> int:
         from cassette_cli.commands import run_diff
 
         return run_diff(command, output)
-    output.err("demo is not available yet")
-    return 1
+    from cassette_cli.demo import run_demo
+
+    return run_demo(command, output)
 
 
 def main(

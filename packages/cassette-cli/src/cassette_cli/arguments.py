@@ -28,7 +28,7 @@ __all__ = [
 
 ColorMode: TypeAlias = Literal["auto", "always", "never"]
 COLOR_MODES: Final[tuple[ColorMode, ...]] = ("auto", "always", "never")
-_COMMANDS: Final = frozenset({"verify", "inspect", "diff"})
+_COMMANDS: Final = frozenset({"verify", "inspect", "diff", "demo"})
 
 
 @dataclass(frozen=True, slots=True)
