@@ -23,7 +23,7 @@ def utf16_sort_key(s: str) -> bytes:
 def quote(s: str) -> str:
     """Quote a string as JSON.stringify does (CANON-4): lone surrogates become ``\\udxxx``."""
     quoted = encode_basestring(s)
-    if _SURROGATE.search(quoted) is None:
+    if not has_surrogate(quoted):
         return quoted
     return _SURROGATE.sub(_escape_unit, join_surrogate_pairs(quoted))
 
@@ -34,8 +34,18 @@ def join_surrogate_pairs(s: str) -> str:
 
 
 def has_surrogate(s: str) -> bool:
-    """Whether the text holds any surrogate code point (paired or lone)."""
-    return _SURROGATE.search(s) is not None
+    """Whether the text holds any surrogate code point (paired or lone).
+
+    Strict UTF-8 encoding refuses exactly those, and runs several times faster than a
+    regular-expression scan.
+    """
+    if s.isascii():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _combine(match: re.Match[str]) -> str:
