@@ -205,3 +205,30 @@ def test_install_validation() -> None:  # CONF-2, CONF-4
     with pytest.raises(CassetteError) as missing:
         install_cassette(registry, RecordConfig(file="x.jsonl"))
     assert missing.value.code == "NO_UPSTREAM"
+
+
+async def test_recorded_call_key_matches_the_reference_vector(
+    tmp_path: Path,
+) -> None:  # TOPO-4, NORM-4, NORM-11
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        return answer("x")
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        live = await registry.start(
+            "cassette",
+            StartRequest(
+                prompt=[{"type": "text", "text": "prompt:audit"}],
+                parent=SimpleAgent(),
+                label="audit",
+            ),
+        )
+        await live.result
+        await live.dispose()
+    interaction = load_cassette(path).interactions[0]
+    assert interaction.call_key == "root/audit-5fbf2955ce0b~1"
+    assert interaction.request_fingerprint == (
+        "sha256:314d2395805a9d5aafebf28cef1e2cc0e455d7d77db2c2098dbd39f2d559005f"
+    )
+    assert interaction.request.metadata.prompt_bytes == 39  # type: ignore[union-attr]
