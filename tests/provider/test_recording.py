@@ -232,3 +232,27 @@ async def test_recorded_call_key_matches_the_reference_vector(
         "sha256:314d2395805a9d5aafebf28cef1e2cc0e455d7d77db2c2098dbd39f2d559005f"
     )
     assert interaction.request.metadata.prompt_bytes == 39  # type: ignore[union-attr]
+
+
+async def test_append_mode_continues_sequences_and_occurrences(
+    tmp_path: Path,
+) -> None:  # TOPO-1, WRITE
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        return answer("x")
+
+    path = tmp_path / "c.jsonl"
+    for mode, root_id in (("create", "first-root"), ("append", "second-root")):
+        registry = _registry(run)
+        config = RecordConfig(file=str(path), write_mode=mode)  # type: ignore[arg-type]
+        async with install_cassette(registry, config):
+            live = await registry.start(
+                "cassette",
+                StartRequest(prompt=prompt("same"), parent=SimpleAgent(session_id=root_id)),
+            )
+            await live.result
+            await live.dispose()
+    interactions = load_cassette(path).interactions
+    assert [(i.sequence, i.occurrence, i.parent_key) for i in interactions] == [
+        (1, 1, "root"),
+        (2, 2, "root"),
+    ]
