@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -66,3 +67,17 @@ def test_ten_megabyte_string_round_trips(char: str) -> None:
     text = canonical_json({"s": s}).unwrap()
     assert parse_json(text) == Success({"s": s})
     assert parse_json(text.encode("utf-8")) == Success({"s": s})
+
+
+def test_high_recursion_limit_uses_the_iterative_paths() -> None:
+    # A raised limit must not let the C json code recurse deep enough to overflow the C stack.
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(1_000_000)
+    try:
+        text = "[" * DEPTH + "]" * DEPTH
+        value = parse_json(text).unwrap()
+        assert canonical_json(value) == Success(text)
+        assert parse_json('{"a":[1,2.5]}') == Success({"a": [1, 2.5]})
+        assert canonical_json({"b": 1, "a": [0.5]}) == Success('{"a":[0.5],"b":1}')
+    finally:
+        sys.setrecursionlimit(saved)

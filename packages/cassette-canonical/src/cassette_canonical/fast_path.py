@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Final
+
+from cassette_canonical.parse import C_RECURSION_SAFE
 
 _JSON_ENCODE: Final = json.JSONEncoder(
     ensure_ascii=False,
@@ -30,6 +33,8 @@ _JSON_ENCODE: Final = json.JSONEncoder(
 
 def _json_bytes(value: object) -> bytes:
     """UTF-8 text from the C json encoder (raises on lone surrogates, cycles, deep values)."""
+    if sys.getrecursionlimit() > C_RECURSION_SAFE:
+        raise RecursionError("recursion limit too high for the C encoder's stack")
     return _JSON_ENCODE(value).encode("utf-8")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from _json import scanstring
 from typing import Final
 
@@ -34,6 +35,11 @@ _LITERALS: Final[dict[str, JsonValue]] = {"true": True, "false": False, "null": 
 _BOM_MESSAGE: Final = "JSON text starts with a byte order mark"
 _SAFE_INT_TOKEN_LEN: Final = 15  # 15 digits never exceed 2**53, so int(token) is the double
 
+
+# The C decoder and encoder recurse on the C stack, guarded only by the interpreter's
+# recursion limit; above this limit a deep document could overflow the C stack instead of
+# raising RecursionError, so the iterative paths take over.
+C_RECURSION_SAFE: Final = 5000
 
 _STRING_PROBLEMS: Final = (
     ("invalid control character", "raw control character in a string"),
@@ -115,7 +121,7 @@ def parse_json(text: str | bytes | bytearray | memoryview) -> Result[JsonValue, 
         return Failure(CanonicalError(NOT_JSON_VALUE, f"cannot parse JSON from {kind}"))
     if text.startswith("\ufeff"):
         return Failure(CanonicalError(JSON_BOM, _BOM_MESSAGE, None, 1, 1))
-    if not has_surrogate(text):
+    if not has_surrogate(text) and sys.getrecursionlimit() <= C_RECURSION_SAFE:
         try:
             value: JsonValue = _DECODER.decode(text)
         except (ValueError, RecursionError):
