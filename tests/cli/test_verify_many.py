@@ -127,3 +127,30 @@ def test_single_plain_file_keeps_the_reference_output(folder: Path) -> None:  # 
         "OK: 5 interaction(s), hash chain verified (942c29e9-db09-4027-b262-510b60dc50e9)\n",
         "",
     )
+
+
+def test_spawned_workers_give_the_same_report(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fork is used only when no other thread runs; the spawn fallback must work as well.
+    import multiprocessing
+
+    from cassette_cli import verify_many
+
+    monkeypatch.setattr(verify_many, "_context", lambda: multiprocessing.get_context("spawn"))
+    code, stdout, _ = run(".", "--jobs", "2")
+    assert code == 1
+    assert stdout.split("\n")[:-1] == EXPECTED_LINES
+
+
+def test_python_dash_m_with_workers(folder: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_cli", "verify", ".", "--jobs", "2"],
+        capture_output=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode("utf-8").split("\n")[:-1] == EXPECTED_LINES

@@ -2,4 +2,5 @@
 
 from cassette_cli.app import console_main
 
-console_main()
+if __name__ == "__main__":  # spawned verify workers import this module as __mp_main__
+    console_main()
