@@ -16,6 +16,17 @@ from cassette_provider.contract import (
 from cassette_provider.errors import CassetteRecordedError
 from cassette_provider.function_provider import FunctionProvider, FunctionRun, aborted_result
 from cassette_provider.install import CassetteHandle, RecordConfig, ReplayConfig, install_cassette
+from cassette_provider.models import (
+    ModelReplayError,
+    SessionLogFormatError,
+    SessionRecorder,
+    SessionReplayer,
+    SessionReplayMismatchError,
+    harvest_session_logs,
+    load_session_log,
+    session_scope,
+    write_session_logs,
+)
 from cassette_provider.registry import ProviderRegistry, ProviderRegistryError
 
 __all__ = [
@@ -33,16 +44,25 @@ __all__ = [
     "CassetteRecordedError",
     "FunctionProvider",
     "FunctionRun",
+    "ModelReplayError",
     "ParentAgent",
     "ProviderRegistry",
     "ProviderRegistryError",
     "RecordConfig",
     "ReplayConfig",
+    "SessionLogFormatError",
+    "SessionRecorder",
+    "SessionReplayMismatchError",
+    "SessionReplayer",
     "SimpleAgent",
     "StartRequest",
     "SubagentProvider",
     "SubagentResult",
     "SubagentRun",
     "aborted_result",
+    "harvest_session_logs",
     "install_cassette",
+    "load_session_log",
+    "session_scope",
+    "write_session_logs",
 ]
