@@ -14,6 +14,7 @@ from cassette_provider.agent import ParentAgent
 __all__ = [
     "ALL_CAPABILITIES",
     "Capabilities",
+    "ProviderIdentity",
     "StartRequest",
     "SubagentProvider",
     "SubagentResult",
@@ -95,3 +96,26 @@ class SubagentProvider(Protocol):
     async def start(self, request: StartRequest) -> SubagentRun:
         """Start one child; before this returns the provider owns the startup resources."""
         ...
+
+
+class ProviderIdentity:
+    """The three facts every provider exposes, read from attributes its `__init__` sets."""
+
+    _name: str
+    _capabilities: Capabilities
+    _inherits: bool
+
+    @property
+    def name(self) -> str:
+        """The registry name."""
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Which optional request fields this provider supports."""
+        return self._capabilities
+
+    @property
+    def inherits_parent_context(self) -> bool:
+        """Whether children see the parent's completed-turn messages."""
+        return self._inherits

@@ -10,7 +10,13 @@ from typing import cast
 
 from cassette_provider.abort import AbortController
 from cassette_provider.agent import SUBAGENT_ORIGIN, SimpleAgent
-from cassette_provider.contract import ALL_CAPABILITIES, Capabilities, StartRequest, SubagentResult
+from cassette_provider.contract import (
+    ALL_CAPABILITIES,
+    Capabilities,
+    ProviderIdentity,
+    StartRequest,
+    SubagentResult,
+)
 
 __all__ = ["ABORTED_RESULT", "FunctionProvider", "FunctionRun", "aborted_result"]
 
@@ -111,7 +117,7 @@ def _mark_retrieved(task: asyncio.Task[SubagentResult]) -> None:
         task.exception()
 
 
-class FunctionProvider:
+class FunctionProvider(ProviderIdentity):
     """An in-process provider: `start(request)` (optional) then `run(request, child)`."""
 
     def __init__(
@@ -128,21 +134,6 @@ class FunctionProvider:
         self._start = start
         self._capabilities = capabilities
         self._inherits = inherits_parent_context
-
-    @property
-    def name(self) -> str:
-        """The registry name."""
-        return self._name
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """The configured capabilities."""
-        return self._capabilities
-
-    @property
-    def inherits_parent_context(self) -> bool:
-        """Whether children inherit the parent's completed-turn messages."""
-        return self._inherits
 
     async def start(self, request: StartRequest) -> FunctionRun:
         """Await the optional start hook (a raise fails the start), then publish the run."""

@@ -12,7 +12,6 @@ from cassette_canonical import JsonValue
 from cassette_format.errors import CassetteError
 from cassette_format.header import iso_timestamp
 from cassette_format.records import (
-    Capabilities,
     FullRequest,
     FullRequestView,
     InteractionBody,
@@ -34,7 +33,13 @@ from returns.result import Failure
 from cassette_provider.abort import AbortSignal
 from cassette_provider.agent import ParentAgent
 from cassette_provider.clock import SYSTEM_CLOCK, Clock, elapsed_ms
-from cassette_provider.contract import StartRequest, SubagentProvider, SubagentResult, SubagentRun
+from cassette_provider.contract import (
+    ProviderIdentity,
+    StartRequest,
+    SubagentProvider,
+    SubagentResult,
+    SubagentRun,
+)
 from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM, error_facts
 from cassette_provider.normalize import normalize_parent_context, normalize_request
 from cassette_provider.redact import Redactor
@@ -139,7 +144,7 @@ class _Clocked:
             self.remove_listener()
 
 
-class RecordingProvider:
+class RecordingProvider(ProviderIdentity):
     """Registers beside the upstream; forwards each start and records its outcome."""
 
     def __init__(
@@ -169,21 +174,6 @@ class RecordingProvider:
         self._idle = asyncio.Event()
         self._idle.set()
         self._next_sequence = writer.next_sequence
-
-    @property
-    def name(self) -> str:
-        """The configured cassette provider name."""
-        return self._name
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """A copy of the upstream's capabilities (PROV-1)."""
-        return self._capabilities
-
-    @property
-    def inherits_parent_context(self) -> bool:
-        """The upstream's `inherits_parent_context`."""
-        return self._inherits
 
     @property
     def redactor(self) -> Redactor:

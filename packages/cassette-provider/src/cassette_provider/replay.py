@@ -8,7 +8,6 @@ from typing import Literal, cast
 
 from cassette_format.cassette import CassetteFile
 from cassette_format.records import (
-    Capabilities,
     CassetteInteraction,
     RecordedError,
     ResultErrorOutcome,
@@ -21,7 +20,7 @@ from returns.result import Failure
 
 from cassette_provider.abort import AbortController, AbortSignal
 from cassette_provider.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract import StartRequest, SubagentResult
+from cassette_provider.contract import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.errors import CassetteRecordedError
 from cassette_provider.function_provider import aborted_result
 from cassette_provider.normalize import normalize_parent_context, normalize_request
@@ -39,7 +38,7 @@ def recorded_error(error: RecordedError) -> CassetteRecordedError:
     return CassetteRecordedError(error.message, error.name, error.code)
 
 
-class ReplayProvider:
+class ReplayProvider(ProviderIdentity):
     """Answers starts from a cassette; no upstream is ever consulted."""
 
     def __init__(
@@ -59,21 +58,6 @@ class ReplayProvider:
         self._matcher = matcher
         self._scale = 0.0 if timing == "instant" else 1.0 / speed
         self._clock = clock
-
-    @property
-    def name(self) -> str:
-        """The configured provider name."""
-        return self._name
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """The recorded upstream capabilities."""
-        return self._capabilities
-
-    @property
-    def inherits_parent_context(self) -> bool:
-        """The recorded `inheritsParentContext`."""
-        return self._inherits
 
     @property
     def matcher(self) -> InteractionMatcher:

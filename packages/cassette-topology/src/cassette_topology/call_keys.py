@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, Protocol
 
 from cassette_canonical import fingerprint
 from returns.result import Result
@@ -21,6 +21,19 @@ _DIGEST_PREFIX_LENGTH: Final = len("sha256:")
 _IDENTITY_HEX_LENGTH: Final = 12
 
 GroupKey = tuple[str, str, str]
+
+
+class RecordedIdentity(Protocol):
+    """The three facts that place a recorded interaction in its exact group (DIAG-2, TOPO-3)."""
+
+    @property
+    def parent_key(self) -> str: ...
+    @property
+    def parent_context_fingerprint(self) -> str: ...
+    @property
+    def request_fingerprint(self) -> str: ...
+
+
 """(parentKey, parentContextFingerprint, requestFingerprint): one duplicate group."""
 
 

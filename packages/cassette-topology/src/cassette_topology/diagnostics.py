@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol, TypeVar
+from typing import Final, Literal, TypeVar
 
 from cassette_canonical import canonical_json
 from cassette_format.records import RequestMetadata
+
+from cassette_topology.call_keys import RecordedIdentity
 
 MismatchReason = Literal[
     "group-exhausted",
@@ -19,17 +21,6 @@ MismatchReason = Literal[
 ]
 
 _SAMPLE_SIZE: Final = 3
-
-
-class RecordedIdentity(Protocol):
-    """What the DIAG-2 decision reads of a recorded interaction."""
-
-    @property
-    def parent_key(self) -> str: ...
-    @property
-    def parent_context_fingerprint(self) -> str: ...
-    @property
-    def request_fingerprint(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

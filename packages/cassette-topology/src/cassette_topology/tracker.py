@@ -8,20 +8,14 @@ from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
-from cassette_topology.call_keys import ROOT_KEY, GroupKey, call_key, group_key
+from cassette_topology.call_keys import ROOT_KEY, GroupKey, RecordedIdentity, call_key, group_key
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, TopologyError
 from cassette_topology.live import LiveCall, LiveParent, live_call
 
 
-class GroupMember(Protocol):
+class GroupMember(RecordedIdentity, Protocol):
     """What seeding needs of a recorded interaction: its group and occurrence."""
 
-    @property
-    def parent_key(self) -> str: ...
-    @property
-    def parent_context_fingerprint(self) -> str: ...
-    @property
-    def request_fingerprint(self) -> str: ...
     @property
     def occurrence(self) -> int: ...
 
