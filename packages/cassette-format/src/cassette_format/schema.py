@@ -6,14 +6,27 @@ message; `parse`, `verify` and the writer turn it into a `CassetteFormatError` v
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from cassette_format._js import first_unknown_key, js_string
+from cassette_format._blocks import check_content_blocks
+from cassette_format._fast_schema import interaction_fits
+from cassette_format._js import js_string
 from cassette_format._reject import Reject
+from cassette_format._rules import (
+    as_object,
+    is_digest_text,
+    is_number,
+    require_closed,
+    require_digest,
+    require_non_empty_string,
+    require_non_negative_finite,
+    require_non_negative_integer,
+    require_optional_string,
+    require_positive_integer,
+)
 from cassette_format.records import (
     CASSETTE_FORMAT,
     HEADER_KIND,
@@ -31,10 +44,6 @@ __all__ = [
     "is_digest_text",
 ]
 
-_MAX_SAFE = 2**53 - 1
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_HEX_DIGITS = "0123456789abcdef"
-_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 # D-3: RFC 3339 / ISO 8601 date-times with a zone, or ISO calendar dates.
 _ISO_DATE_TIME = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})"
@@ -99,87 +108,6 @@ _ERROR_FIELDS = frozenset({"name", "message", "code"})
 _FILTER_FIELDS = frozenset({"allow", "deny"})
 
 
-def is_digest_text(value: object) -> bool:
-    """A whole-string `sha256:<64 lowercase hex>` (CANON-8)."""
-    return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _is_safe_integer(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return -_MAX_SAFE <= value <= _MAX_SAFE
-    if isinstance(value, float):
-        return math.isfinite(value) and value.is_integer() and abs(value) <= _MAX_SAFE
-    return False
-
-
-def _object(value: object) -> Mapping[str, JsonValue] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _closed(value: Mapping[str, JsonValue], known: frozenset[str], path: str) -> None:
-    if value.keys() <= known:
-        return
-    extra = first_unknown_key(value, known)
-    raise Reject(f"{path}.{extra} is not supported", path=path)
-
-
-# Each check below takes the path as (base, suffix) and joins it only when it fails,
-# so the common all-valid case builds no strings.
-
-
-def _non_empty_string(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is str and value:
-        return
-    raise Reject(f"{base}{suffix} must be a non-empty string", path=base + suffix)
-
-
-def _digest(value: object, base: str, suffix: str = "") -> None:
-    if (
-        type(value) is str
-        and len(value) == 71
-        and value.startswith("sha256:")
-        and not value[7:].strip(_HEX_DIGITS)
-    ):
-        return
-    raise Reject(f"{base}{suffix} must be a lowercase SHA-256 digest", path=base + suffix)
-
-
-def _non_negative_finite(value: object, base: str, suffix: str = "") -> None:
-    kind = type(value)
-    if kind is float and 0 <= value < math.inf:  # type: ignore[operator]
-        return
-    if kind is int and value >= 0:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a non-negative finite number", path=base + suffix)
-
-
-def _positive_integer(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is int and 1 <= value <= _MAX_SAFE:
-        return
-    if _is_safe_integer(value) and value >= 1:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a positive safe integer", path=base + suffix)
-
-
-def _non_negative_integer(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is int and 0 <= value <= _MAX_SAFE:
-        return
-    if _is_safe_integer(value) and value >= 0:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a non-negative safe integer", path=base + suffix)
-
-
-def _optional_string(value: Mapping[str, JsonValue], key: str, path: str) -> None:
-    if key in value and not isinstance(value[key], str):
-        raise Reject(f"{path}.{key} must be a string when present", path=f"{path}.{key}")
-
-
 def _valid_created_at(text: str) -> bool:
     """D-3: ISO date-time with Z/offset, or an ISO date; real calendar days only."""
     match = _ISO_DATE_TIME.fullmatch(text)
@@ -206,25 +134,25 @@ def _valid_created_at(text: str) -> bool:
 
 def check_header(value: object) -> Mapping[str, JsonValue]:
     """FMT-9 rules 1-17 (the hash comparison is the caller's): returns the header mapping."""
-    header = _object(value)
+    header = as_object(value)
     if header is None:
         raise Reject("line 1 must be a cassette header object", line=1)
     if header.get("kind") != HEADER_KIND:
         raise Reject("line 1 is not a cassette header", line=1)
-    _closed(header, _HEADER_FIELDS, "header")
+    require_closed(header, _HEADER_FIELDS, "header")
     if header.get("format") != CASSETTE_FORMAT:
         shown = js_string(header.get("format"), present="format" in header)
         raise Reject(f'unsupported cassette format "{shown}"', line=1, path="header.format")
     version = header.get("version")
-    if not _is_number(version) or version != 1:
+    if not is_number(version) or version != 1:
         shown = js_string(version, present="version" in header)
         raise Reject(f"unsupported cassette schema version {shown}", line=1, path="header.version")
-    _non_empty_string(header.get("cassetteId"), "header.cassetteId")
+    require_non_empty_string(header.get("cassetteId"), "header.cassetteId")
     created_at = header.get("createdAt")
-    _non_empty_string(created_at, "header.createdAt")
+    require_non_empty_string(created_at, "header.createdAt")
     if not _valid_created_at(str(created_at)):
         raise Reject("header.createdAt must be an ISO timestamp", line=1, path="header.createdAt")
-    target = _object(header.get("target"))
+    target = as_object(header.get("target"))
     if target is None or target.get("dshSubagent") != TARGET_DSH_SUBAGENT:
         shown = (
             "undefined"
@@ -236,18 +164,18 @@ def check_header(value: object) -> Mapping[str, JsonValue]:
             line=1,
             path="header.target",
         )
-    _closed(target, frozenset({"dshSubagent"}), "header.target")
-    provider = _object(header.get("provider"))
+    require_closed(target, frozenset({"dshSubagent"}), "header.target")
+    provider = as_object(header.get("provider"))
     if provider is None:
         raise Reject("header.provider must be an object", line=1, path="header.provider")
-    _closed(provider, _PROVIDER_FIELDS, "header.provider")
-    _non_empty_string(provider.get("cassette"), "header.provider.cassette")
-    _non_empty_string(provider.get("upstream"), "header.provider.upstream")
-    capabilities = _object(provider.get("capabilities"))
+    require_closed(provider, _PROVIDER_FIELDS, "header.provider")
+    require_non_empty_string(provider.get("cassette"), "header.provider.cassette")
+    require_non_empty_string(provider.get("upstream"), "header.provider.upstream")
+    capabilities = as_object(provider.get("capabilities"))
     caps_path = "header.provider.capabilities"
     if capabilities is None:
         raise Reject(f"{caps_path} must be an object", line=1, path=caps_path)
-    _closed(capabilities, frozenset(_CAPABILITY_FIELDS), caps_path)
+    require_closed(capabilities, frozenset(_CAPABILITY_FIELDS), caps_path)
     for key in _CAPABILITY_FIELDS:
         if not isinstance(capabilities.get(key), bool):
             raise Reject(f"{caps_path}.{key} must be a boolean", line=1, path=f"{caps_path}.{key}")
@@ -272,15 +200,15 @@ def check_header(value: object) -> Mapping[str, JsonValue]:
             line=1,
             path="header.redactionPatterns",
         )
-    _digest(header.get("hash"), "header.hash")
+    require_digest(header.get("hash"), "header.hash")
     return header
 
 
 def _check_tool_filter(value: object, path: str) -> None:
-    tool_filter = _object(value)
+    tool_filter = as_object(value)
     if tool_filter is None:
         raise Reject(f"{path} must be an object", path=path)
-    _closed(tool_filter, _FILTER_FIELDS, path)
+    require_closed(tool_filter, _FILTER_FIELDS, path)
     for field in ("allow", "deny"):
         if field in tool_filter:
             names = tool_filter[field]
@@ -292,100 +220,100 @@ def _check_tool_filter(value: object, path: str) -> None:
 
 
 def _check_metadata(value: object, path: str) -> None:
-    metadata = _object(value)
+    metadata = as_object(value)
     if metadata is None:
         raise Reject(f"{path} must be an object", path=path)
-    _closed(metadata, _METADATA_FIELDS, path)
-    _optional_string(metadata, "label", path)
-    _non_negative_integer(metadata.get("promptBlocks"), path, ".promptBlocks")
-    _non_negative_integer(metadata.get("promptBytes"), path, ".promptBytes")
+    require_closed(metadata, _METADATA_FIELDS, path)
+    require_optional_string(metadata, "label", path)
+    require_non_negative_integer(metadata.get("promptBlocks"), path, ".promptBlocks")
+    require_non_negative_integer(metadata.get("promptBytes"), path, ".promptBytes")
     if not isinstance(metadata.get("hasOutputSchema"), bool) or not isinstance(
         metadata.get("hasPersona"), bool
     ):
         raise Reject(f"{path}.hasOutputSchema and {path}.hasPersona must be booleans", path=path)
     if "maxDepth" in metadata:
-        _non_negative_integer(metadata["maxDepth"], path, ".maxDepth")
-    _optional_string(metadata, "childProvider", path)
-    _optional_string(metadata, "childModel", path)
+        require_non_negative_integer(metadata["maxDepth"], path, ".maxDepth")
+    require_optional_string(metadata, "childProvider", path)
+    require_optional_string(metadata, "childModel", path)
     if "toolFilter" in metadata:
         _check_tool_filter(metadata["toolFilter"], f"{path}.toolFilter")
 
 
 def _check_full_request(value: object, path: str) -> None:
-    request = _object(value)
+    request = as_object(value)
     if request is None:
         raise Reject(f"{path} must be an object", path=path)
-    _closed(request, _FULL_FIELDS, path)
+    require_closed(request, _FULL_FIELDS, path)
     check_content_blocks(request.get("prompt"), f"{path}.prompt")
-    _optional_string(request, "label", path)
+    require_optional_string(request, "label", path)
     for key in ("agentOptions", "outputSchema"):
-        if key in request and _object(request[key]) is None:
+        if key in request and as_object(request[key]) is None:
             raise Reject(f"{path}.{key} must be an object when present", path=f"{path}.{key}")
     if "maxDepth" in request:
-        _non_negative_integer(request["maxDepth"], path, ".maxDepth")
+        require_non_negative_integer(request["maxDepth"], path, ".maxDepth")
     if "toolFilter" in request:
         _check_tool_filter(request["toolFilter"], f"{path}.toolFilter")
-    _optional_string(request, "persona", path)
+    require_optional_string(request, "persona", path)
 
 
 def _check_request(value: object, path: str) -> None:
-    request = _object(value)
+    request = as_object(value)
     if request is None:
         raise Reject(f"{path} must be an object", path=path)
     storage = request.get("storage")
     if storage == "metadata":
-        _closed(request, frozenset({"storage", "metadata"}), path)
+        require_closed(request, frozenset({"storage", "metadata"}), path)
         _check_metadata(request.get("metadata"), f"{path}.metadata")
     elif storage == "full":
-        _closed(request, frozenset({"storage", "value", "redactions"}), path)
+        require_closed(request, frozenset({"storage", "value", "redactions"}), path)
         _check_full_request(request.get("value"), f"{path}.value")
-        _non_negative_integer(request.get("redactions"), path, ".redactions")
+        require_non_negative_integer(request.get("redactions"), path, ".redactions")
     else:
         raise Reject(f'{path}.storage must be "metadata" or "full"', path=f"{path}.storage")
 
 
 def _check_timing(value: object, path: str) -> None:
-    timing = _object(value)
+    timing = as_object(value)
     if timing is None:
         raise Reject(f"{path} must be an object", path=path)
-    _closed(timing, _TIMING_FIELDS, path)
-    _non_empty_string(timing.get("startedAt"), path, ".startedAt")
+    require_closed(timing, _TIMING_FIELDS, path)
+    require_non_empty_string(timing.get("startedAt"), path, ".startedAt")
     latency = timing.get("startLatencyMs")
     duration = timing.get("durationMs")
-    _non_negative_finite(latency, path, ".startLatencyMs")
-    _non_negative_finite(duration, path, ".durationMs")
+    require_non_negative_finite(latency, path, ".startLatencyMs")
+    require_non_negative_finite(duration, path, ".durationMs")
     if duration < latency:  # type: ignore[operator]
         raise Reject(f"{path}.durationMs cannot be less than startLatencyMs", path=path)
     for key in ("signalAbortedAtMs", "disposeCalledAtMs"):
         if key in timing:
-            _non_negative_finite(timing[key], path, "." + key)
+            require_non_negative_finite(timing[key], path, "." + key)
 
 
 def _check_recorded_error(value: object, path: str) -> None:
-    error = _object(value)
+    error = as_object(value)
     if error is None:
         raise Reject(f"{path} must be an object", path=path)
-    _closed(error, _ERROR_FIELDS, path)
-    _non_empty_string(error.get("name"), path, ".name")
+    require_closed(error, _ERROR_FIELDS, path)
+    require_non_empty_string(error.get("name"), path, ".name")
     if not isinstance(error.get("message"), str):
         raise Reject(f"{path}.message must be a string", path=f"{path}.message")
-    _optional_string(error, "code", path)
+    require_optional_string(error, "code", path)
 
 
 def _check_outcome(value: object, path: str) -> None:
-    outcome = _object(value)
+    outcome = as_object(value)
     if outcome is None:
         raise Reject(f"{path} must be an object", path=path)
     kind = outcome.get("kind")
     if kind in ("start-error", "result-error"):
-        _closed(outcome, frozenset({"kind", "error"}), path)
+        require_closed(outcome, frozenset({"kind", "error"}), path)
         _check_recorded_error(outcome.get("error"), f"{path}.error")
         return
     if kind != "result":
         raise Reject(f"{path}.kind is unsupported", path=f"{path}.kind")
-    _closed(outcome, frozenset({"kind", "result", "redactions"}), path)
-    _non_negative_integer(outcome.get("redactions"), path, ".redactions")
-    result = _object(outcome.get("result"))
+    require_closed(outcome, frozenset({"kind", "result", "redactions"}), path)
+    require_non_negative_integer(outcome.get("redactions"), path, ".redactions")
+    result = as_object(outcome.get("result"))
     if (
         result is None
         or not isinstance(result.get("output"), list)
@@ -395,87 +323,28 @@ def _check_outcome(value: object, path: str) -> None:
     check_content_blocks(result["output"], f"{path}.result.output")
 
 
-def _check_image(block: Mapping[str, JsonValue], block_path: str) -> None:
-    attachment = _object(block.get("attachment"))
-    if attachment is None:
-        raise Reject(f"{block_path}.attachment must be an object", path=block_path)
-    at = f"{block_path}.attachment"
-    _non_empty_string(attachment.get("attachmentId"), at, ".attachmentId")
-    media_type = js_string(attachment.get("mediaType"), present="mediaType" in attachment)
-    if media_type not in _IMAGE_TYPES:
-        raise Reject(f"{at}.mediaType is unsupported", path=f"{at}.mediaType")
-    _non_negative_integer(attachment.get("bytes"), at, ".bytes")
-    _positive_integer(attachment.get("width"), at, ".width")
-    _positive_integer(attachment.get("height"), at, ".height")
-    _optional_string(attachment, "name", at)
-
-
-def _block_path(path: str, depth: int, index: int) -> str:
-    if depth == 0:
-        return f"{path}[{index}]"
-    return f"{path} nested content at depth {depth}, index {index}"
-
-
-def _block_reject(path: str, depth: int, index: int, problem: str) -> Reject:
-    block_path = _block_path(path, depth, index)
-    return Reject(block_path + problem, path=block_path)
-
-
-def check_content_blocks(value: object, path: str) -> None:
-    """FMT-14 over an explicit LIFO worklist of (blocks, depth): linear, never recursive."""
-    if not isinstance(value, list):
-        raise Reject(f"{path} must be an array", path=path)
-    pending: list[tuple[list[JsonValue], int]] = [(value, 0)]
-    while pending:
-        blocks, depth = pending.pop()
-        index = -1
-        for block in blocks:
-            index += 1
-            if type(block) is not dict:
-                raise _block_reject(path, depth, index, " must be a typed content block")
-            kind = block.get("type")
-            if type(kind) is not str or not kind:
-                raise _block_reject(path, depth, index, " must be a typed content block")
-            if kind == "text" or kind == "reasoning":  # noqa: PLR1714 - faster than a set here
-                if type(block.get("text")) is not str:
-                    raise _block_reject(path, depth, index, ".text must be a string")
-            elif kind == "tool-result":
-                if type(block.get("toolCallId")) is not str:
-                    raise _block_reject(path, depth, index, ".toolCallId must be a string")
-                content = block.get("content")
-                if type(content) is not list:
-                    raise _block_reject(path, depth, index, ".content must be an array")
-                if "isError" in block and type(block["isError"]) is not bool:
-                    raise _block_reject(
-                        path, depth, index, ".isError must be a boolean when present"
-                    )
-                pending.append((content, depth + 1))
-            elif kind == "tool-call":
-                if (
-                    type(block.get("id")) is not str
-                    or type(block.get("name")) is not str
-                    or type(block.get("arguments")) is not str
-                ):
-                    for field in ("id", "name", "arguments"):
-                        if type(block.get(field)) is not str:
-                            raise _block_reject(path, depth, index, f".{field} must be a string")
-            elif kind == "image":
-                _check_image(block, _block_path(path, depth, index))
-
-
 def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[str, JsonValue]:
     """FMT-10 rules 1-9 (the hash comparison is the caller's): returns the interaction mapping."""
+    if interaction_fits(value, previous_hash):
+        return value  # type: ignore[return-value]  # fits() proved it is such a mapping
+    return check_interaction_in_order(value, line, previous_hash)
+
+
+def check_interaction_in_order(
+    value: object, line: int, previous_hash: str
+) -> Mapping[str, JsonValue]:
+    """The same rules one by one in the reference's order: its first failure, or the mapping."""
     p = f"line {line}"
-    record = _object(value)
+    record = as_object(value)
     if record is None or record.get("kind") != INTERACTION_KIND:
         raise Reject(f"{p} is not a cassette interaction", line=line)
-    _closed(record, _INTERACTION_FIELDS, p)
-    _positive_integer(record.get("sequence"), p, ".sequence")
-    _non_empty_string(record.get("callKey"), p, ".callKey")
-    _non_empty_string(record.get("parentKey"), p, ".parentKey")
-    _digest(record.get("parentContextFingerprint"), p, ".parentContextFingerprint")
-    _positive_integer(record.get("occurrence"), p, ".occurrence")
-    _digest(record.get("requestFingerprint"), p, ".requestFingerprint")
+    require_closed(record, _INTERACTION_FIELDS, p)
+    require_positive_integer(record.get("sequence"), p, ".sequence")
+    require_non_empty_string(record.get("callKey"), p, ".callKey")
+    require_non_empty_string(record.get("parentKey"), p, ".parentKey")
+    require_digest(record.get("parentContextFingerprint"), p, ".parentContextFingerprint")
+    require_positive_integer(record.get("occurrence"), p, ".occurrence")
+    require_digest(record.get("requestFingerprint"), p, ".requestFingerprint")
     _check_request(record.get("request"), f"{p}.request")
     _check_timing(record.get("timing"), f"{p}.timing")
     published = record.get("published")
@@ -491,8 +360,8 @@ def check_interaction(value: object, line: int, previous_hash: str) -> Mapping[s
         raise Reject(f"{p} post-publication outcome must be published", line=line)
     if local is True and published is not True:
         raise Reject(f"{p} an unpublished interaction cannot be local", line=line)
-    _digest(record.get("previousHash"), p, ".previousHash")
-    _digest(record.get("hash"), p, ".hash")
+    require_digest(record.get("previousHash"), p, ".previousHash")
+    require_digest(record.get("hash"), p, ".hash")
     if record["previousHash"] != previous_hash:
         raise Reject(f"{p} hash chain points to the wrong previous record", line=line)
     return record

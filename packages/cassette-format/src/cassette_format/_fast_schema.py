@@ -1,0 +1,247 @@
+"""One-pass acceptance of an ordinary interaction, so the ordered checks run only on doubt.
+
+`interaction_fits` answers one question: does this value plainly satisfy every rule of
+FMT-10 rules 1-9? It is deliberately narrower than `schema.check_interaction` (integers
+must be ints, never integral floats; any surprise answers False) and never builds a
+message. False only means "ask the ordered checks", which find the reference's first
+failure in the reference's order or accept the unusual-but-valid record. The invariant
+`interaction_fits(v, h) => check_interaction(v, line, h) accepts v` is property-tested.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from cassette_format._blocks import check_content_blocks
+from cassette_format._reject import Reject
+
+__all__ = ["interaction_fits"]
+
+_MAX_SAFE = 2**53 - 1
+_INF = math.inf
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
+_INTERACTION_KEYS = frozenset(
+    {
+        "kind",
+        "sequence",
+        "callKey",
+        "parentKey",
+        "parentContextFingerprint",
+        "occurrence",
+        "requestFingerprint",
+        "request",
+        "timing",
+        "published",
+        "local",
+        "outcome",
+        "previousHash",
+        "hash",
+    }
+)
+_METADATA_REQUEST_KEYS = frozenset({"storage", "metadata"})
+_FULL_REQUEST_KEYS = frozenset({"storage", "value", "redactions"})
+_METADATA_KEYS = frozenset(
+    {
+        "label",
+        "promptBlocks",
+        "promptBytes",
+        "hasOutputSchema",
+        "maxDepth",
+        "childProvider",
+        "childModel",
+        "toolFilter",
+        "hasPersona",
+    }
+)
+_FULL_KEYS = frozenset(
+    {"label", "prompt", "agentOptions", "outputSchema", "maxDepth", "toolFilter", "persona"}
+)
+_TIMING_KEYS = frozenset(
+    {"startedAt", "startLatencyMs", "durationMs", "signalAbortedAtMs", "disposeCalledAtMs"}
+)
+_RESULT_OUTCOME_KEYS = frozenset({"kind", "result", "redactions"})
+_ERROR_OUTCOME_KEYS = frozenset({"kind", "error"})
+_ERROR_KEYS = frozenset({"name", "message", "code"})
+_FILTER_KEYS = frozenset({"allow", "deny"})
+
+
+def _count(value: object) -> bool:
+    """A non-negative safe integer held as an int."""
+    return type(value) is int and 0 <= value <= _MAX_SAFE
+
+
+def _milliseconds(value: object) -> bool:
+    """A non-negative finite number."""
+    kind = type(value)
+    return (kind is float and 0 <= value < _INF) or (kind is int and value >= 0)  # type: ignore[operator]
+
+
+def _names(value: object) -> bool:
+    if type(value) is not list:
+        return False
+    for name in value:  # noqa: SIM110 - a plain loop is cheaper than all() over a generator
+        if type(name) is not str:
+            return False
+    return True
+
+
+def _tool_filter_fits(value: object) -> bool:
+    if type(value) is not dict or not value.keys() <= _FILTER_KEYS:
+        return False
+    return ("allow" not in value or _names(value["allow"])) and (
+        "deny" not in value or _names(value["deny"])
+    )
+
+
+def _blocks_fit(value: object) -> bool:
+    if type(value) is not list:
+        return False
+    try:
+        check_content_blocks(value, "")
+    except Reject:
+        return False
+    return True
+
+
+def _metadata_fits(metadata: object) -> bool:
+    if type(metadata) is not dict or not metadata.keys() <= _METADATA_KEYS:
+        return False
+    blocks = metadata.get("promptBlocks")
+    size = metadata.get("promptBytes")
+    depth = metadata.get("maxDepth", 0)
+    if not (
+        type(blocks) is int
+        and 0 <= blocks <= _MAX_SAFE
+        and type(size) is int
+        and 0 <= size <= _MAX_SAFE
+        and type(depth) is int
+        and 0 <= depth <= _MAX_SAFE
+        and type(metadata.get("hasOutputSchema")) is bool
+        and type(metadata.get("hasPersona")) is bool
+        and type(metadata.get("label", "")) is str
+        and type(metadata.get("childProvider", "")) is str
+        and type(metadata.get("childModel", "")) is str
+    ):
+        return False
+    return "toolFilter" not in metadata or _tool_filter_fits(metadata["toolFilter"])
+
+
+def _full_fits(request: object) -> bool:
+    if type(request) is not dict or not request.keys() <= _FULL_KEYS:
+        return False
+    for key in ("label", "persona"):
+        if key in request and type(request[key]) is not str:
+            return False
+    for key in ("agentOptions", "outputSchema"):
+        if key in request and type(request[key]) is not dict:
+            return False
+    if "maxDepth" in request and not _count(request["maxDepth"]):
+        return False
+    if "toolFilter" in request and not _tool_filter_fits(request["toolFilter"]):
+        return False
+    return _blocks_fit(request.get("prompt"))
+
+
+def _request_fits(request: object) -> bool:
+    if type(request) is not dict:
+        return False
+    storage = request.get("storage")
+    if storage == "metadata":
+        return request.keys() == _METADATA_REQUEST_KEYS and _metadata_fits(request["metadata"])
+    return (
+        storage == "full"
+        and request.keys() == _FULL_REQUEST_KEYS
+        and _count(request["redactions"])
+        and _full_fits(request["value"])
+    )
+
+
+def _timing_fits(timing: object) -> bool:
+    if type(timing) is not dict or not timing.keys() <= _TIMING_KEYS:
+        return False
+    started = timing.get("startedAt")
+    latency = timing.get("startLatencyMs")
+    duration = timing.get("durationMs")
+    if not (
+        type(started) is str
+        and started
+        and _milliseconds(latency)
+        and _milliseconds(duration)
+        and duration >= latency  # type: ignore[operator]
+    ):
+        return False
+    return ("signalAbortedAtMs" not in timing or _milliseconds(timing["signalAbortedAtMs"])) and (
+        "disposeCalledAtMs" not in timing or _milliseconds(timing["disposeCalledAtMs"])
+    )
+
+
+def _outcome_fits(outcome: object, published: bool) -> bool:
+    if type(outcome) is not dict:
+        return False
+    kind = outcome.get("kind")
+    if kind == "result":
+        if outcome.keys() != _RESULT_OUTCOME_KEYS or not _count(outcome["redactions"]):
+            return False
+        result = outcome["result"]
+        return (
+            published
+            and type(result) is dict
+            and type(result.get("stopReason")) is str
+            and _blocks_fit(result.get("output"))
+        )
+    if kind != "start-error" and kind != "result-error":  # noqa: PLR1714 - two literals
+        return False
+    if outcome.keys() != _ERROR_OUTCOME_KEYS or published is (kind == "start-error"):
+        return False
+    error = outcome["error"]
+    if type(error) is not dict or not error.keys() <= _ERROR_KEYS:
+        return False
+    name = error.get("name")
+    return (
+        type(name) is str
+        and name != ""
+        and type(error.get("message")) is str
+        and ("code" not in error or type(error["code"]) is str)
+    )
+
+
+def _digest_fits(value: object) -> bool:
+    return type(value) is str and _DIGEST(value) is not None
+
+
+def interaction_fits(value: object, previous_hash: str) -> bool:
+    """True when `value` plainly satisfies FMT-10 rules 1-9 after `previous_hash`."""
+    if type(value) is not dict or value.keys() != _INTERACTION_KEYS:
+        return False
+    sequence = value["sequence"]
+    occurrence = value["occurrence"]
+    call_key = value["callKey"]
+    parent_key = value["parentKey"]
+    published = value["published"]
+    local = value["local"]
+    if not (
+        value["kind"] == "cassette/interaction"
+        and type(sequence) is int
+        and 1 <= sequence <= _MAX_SAFE
+        and type(occurrence) is int
+        and 1 <= occurrence <= _MAX_SAFE
+        and type(call_key) is str
+        and call_key != ""
+        and type(parent_key) is str
+        and parent_key != ""
+        and type(published) is bool
+        and type(local) is bool
+        and (published or not local)
+        and value["previousHash"] == previous_hash
+    ):
+        return False
+    return (
+        _digest_fits(value["parentContextFingerprint"])
+        and _digest_fits(value["requestFingerprint"])
+        and _digest_fits(value["previousHash"])
+        and _digest_fits(value["hash"])
+        and _request_fits(value["request"])
+        and _timing_fits(value["timing"])
+        and _outcome_fits(value["outcome"], published)
+    )
