@@ -32,7 +32,7 @@ def _verify(command: VerifyCommand, output: Output) -> int:
         return run_verify_many(command, output)
     from cassette_cli.commands import run_verify_file
 
-    return run_verify_file(command.paths[0], as_json=command.json, output=output)
+    return run_verify_file(command.paths[0], as_json=command.json, output=output, jobs=command.jobs)
 
 
 def _run(command: Command, output: Output) -> int:

@@ -23,12 +23,15 @@ def _failed(output: Output, error: Exception) -> int:
     return 1
 
 
-def run_verify_file(path: str, *, as_json: bool, output: Output) -> int:
-    """`verify <file>`: the streaming verifier's summary, as one line or a document (CLI-5)."""
+def run_verify_file(path: str, *, as_json: bool, output: Output, jobs: int | None = None) -> int:
+    """`verify <file>`: the streaming verifier's summary, as one line or a document (CLI-5).
+
+    `jobs=1` keeps a large file's verification in this process (no helper process).
+    """
     from cassette_format import verify_file
 
     try:
-        summary = verify_file(path)
+        summary = verify_file(path, jobs=jobs)
     except Exception as error:  # the CLI edge: every failure is a message
         return _failed(output, error)
     if as_json:

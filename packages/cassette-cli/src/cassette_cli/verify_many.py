@@ -48,21 +48,24 @@ class FileVerdict:
         return self.error is None
 
 
-def check_file(path: str) -> FileVerdict:
-    """Verify one file; every failure becomes its message (worker side, never raises)."""
+def check_file(path: str, jobs: int | None = None) -> FileVerdict:
+    """Verify one file; every failure becomes its message (worker side, never raises).
+
+    `jobs` is verify_file's: None lets a large file use a helper process, 1 forbids it.
+    """
     from cassette_format import verify_file
 
     absolute = os.path.abspath(path)
     try:
-        summary: dict[str, object] = dict(verify_file(path))
+        summary: dict[str, object] = dict(verify_file(path, jobs=jobs))
     except Exception as error:  # a worker reports, it never crashes the run
         return FileVerdict(path, absolute, None, str(error) or type(error).__name__)
     return FileVerdict(path, absolute, summary, None)
 
 
 def check_files(paths: Sequence[str]) -> list[FileVerdict]:
-    """Verify a chunk of files in one worker task."""
-    return [check_file(path) for path in paths]
+    """Verify a chunk of files in one worker task (the pool already uses the CPUs)."""
+    return [check_file(path, jobs=1) for path in paths]
 
 
 def _chunks(paths: Sequence[str], jobs: int) -> list[tuple[str, ...]]:

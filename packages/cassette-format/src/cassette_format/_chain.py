@@ -9,11 +9,14 @@ groups that actually repeat). Records are kept only when the caller asks for the
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
+from cassette_format._ranges import GroupFacts, RangeFacts
 from cassette_format._record_line import ParsedLine, parse_record, record_hash
 from cassette_format._reject import Reject
+from cassette_format._sequences import SeenSequences
 from cassette_format.build import header_from_checked, interaction_from_checked
 from cassette_format.records import CassetteHeader, CassetteInteraction
 from cassette_format.schema import check_header, check_interaction
@@ -71,6 +74,27 @@ class Tally:
         else:
             self.failed += 1
 
+    def as_list(self) -> list[int | float]:
+        """The counters in a fixed order, for another process."""
+        return [
+            self.interactions,
+            self.completed,
+            self.failed,
+            self.aborted,
+            self.redacted,
+            self.duration_ms,
+        ]
+
+    def add(self, counters: list[int | float]) -> None:
+        """Add another range's `as_list` counters."""
+        interactions, completed, failed, aborted, redacted, duration_ms = counters
+        self.interactions += int(interactions)
+        self.completed += int(completed)
+        self.failed += int(failed)
+        self.aborted += int(aborted)
+        self.redacted += int(redacted)
+        self.duration_ms = max(self.duration_ms, duration_ms)
+
 
 def _as_int(value: object) -> int:
     """A validated safe integer (an int, or an integral float such as `2.0`)."""
@@ -83,18 +107,28 @@ def _digest(*parts: str) -> bytes:
 
 
 class ChainState:
-    """Feed numbered non-blank lines in file order; `finish` runs the contiguity checks."""
+    """Feed numbered non-blank lines in file order; `finish` runs the contiguity checks.
+
+    A state can also verify a range that starts mid-file (`resume_mid_file`): its first
+    link is taken on trust and reported in `facts()`, for the state that read the lines
+    before it to check in `absorb()`.
+    """
 
     def __init__(self, *, keep_records: bool) -> None:
         self.keep_records = keep_records
         self.header: CassetteHeader | None = None
         self.interactions: list[CassetteInteraction] = []
         self.tally = Tally()
+        self.first_previous_hash: str | None = None
         self._storage = ""
-        self._previous_hash = ""
-        self._sequences: set[int] = set()
+        self._previous_hash: str | None = ""
+        self._sequences = SeenSequences()
         self._call_keys: set[str] = set()
         self._groups: dict[bytes, int | _Group] = {}
+
+    def resume_mid_file(self) -> None:
+        """After the header: the next interaction need not follow the header's hash."""
+        self._previous_hash = None
 
     def feed(self, number: int, raw: bytes | None, text: str | None, offset: int) -> None:
         """Verify one line; raises Reject with the reference's message on the first failure."""
@@ -113,7 +147,12 @@ class ChainState:
         self._previous_hash = self.header.hash
 
     def _feed_interaction(self, parsed: ParsedLine, number: int, offset: int) -> None:
-        record = check_interaction(parsed.value, number, self._previous_hash)
+        previous = self._previous_hash
+        if previous is None:
+            value = parsed.value
+            claimed = value.get("previousHash") if isinstance(value, dict) else None
+            previous = self.first_previous_hash = claimed if isinstance(claimed, str) else ""
+        record = check_interaction(parsed.value, number, previous)
         if record_hash(parsed, record) != record["hash"]:
             raise Reject(f"line {number} hash mismatch", line=number)
         request = cast(Mapping[str, "JsonValue"], record["request"])
@@ -160,9 +199,8 @@ class ChainState:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
         if self.header is None:
             raise Reject("cassette is empty")
-        sequences = self._sequences
-        if len(sequences) and (min(sequences) != 1 or max(sequences) != len(sequences)):
-            missing = next(s for s in range(1, len(sequences) + 1) if s not in sequences)
+        missing = self._sequences.first_missing()
+        if missing is not None:
             raise Reject(f"cassette is missing sequence {missing}")
         for seen in self._groups.values():
             if isinstance(seen, int):
@@ -179,3 +217,81 @@ class ChainState:
     def repeated_group_offsets(self) -> list[list[int]]:
         """Line offsets of each group with two or more members, groups in first-seen order."""
         return [seen.offsets for seen in self._groups.values() if isinstance(seen, _Group)]
+
+    def facts(self) -> RangeFacts:
+        """What `absorb` needs of this range: its chain ends, keys, groups and counters."""
+        bitmap, outliers, count, highest = self._sequences.parts()
+        keys: list[bytes] = []
+        occurrences = array("Q")
+        offsets = array("Q")
+        repeated: list[GroupFacts] = []
+        for key, seen in self._groups.items():
+            if isinstance(seen, int):
+                keys.append(key)
+                occurrences.append(seen & _OCCURRENCE_MASK)
+                offsets.append((seen >> _OCCURRENCE_BITS) - 1)
+            else:
+                repeated.append(GroupFacts(key, sorted(seen.occurrences), list(seen.offsets)))
+        return RangeFacts(
+            first_previous_hash=self.first_previous_hash,
+            last_hash=self._previous_hash if self.tally.interactions else None,
+            sequence_bitmap=bitmap,
+            sequence_outliers=outliers,
+            sequence_count=count,
+            sequence_highest=highest,
+            call_keys=list(self._call_keys),
+            single_keys=b"".join(keys),
+            single_occurrences=occurrences,
+            single_offsets=offsets,
+            repeated=repeated,
+            tally=self.tally.as_list(),
+        )
+
+    def absorb(self, facts: RangeFacts) -> bool:
+        """Append the range after this one; False if any cross-range rule might fail.
+
+        False never names an error: the caller re-verifies the whole file in order, which
+        finds the reference's first failure.
+        """
+        if facts.last_hash is None:
+            return facts.tally[0] == 0
+        if facts.first_previous_hash != self._previous_hash:
+            return False
+        if not self._sequences.absorb(
+            facts.sequence_bitmap,
+            facts.sequence_outliers,
+            facts.sequence_count,
+            facts.sequence_highest,
+        ):
+            return False
+        call_keys = self._call_keys
+        for call_key in facts.call_keys:
+            if call_key in call_keys:
+                return False
+            call_keys.add(call_key)
+        for key, occurrence, offset in facts.singles():
+            if not self._join_group(key, [occurrence], [offset]):
+                return False
+        for group in facts.repeated:
+            if not self._join_group(group.key, group.occurrences, group.offsets):
+                return False
+        self.tally.add(facts.tally)
+        self._previous_hash = facts.last_hash
+        return True
+
+    def _join_group(self, key: bytes, occurrences: list[int], offsets: list[int]) -> bool:
+        seen = self._groups.get(key)
+        if seen is None and len(occurrences) == 1:
+            self._groups[key] = ((offsets[0] + 1) << _OCCURRENCE_BITS) | occurrences[0]
+            return True
+        if seen is None:
+            self._groups[key] = _Group(set(occurrences), list(offsets))
+            return True
+        if isinstance(seen, int):
+            seen = _Group({seen & _OCCURRENCE_MASK}, [(seen >> _OCCURRENCE_BITS) - 1])
+            self._groups[key] = seen
+        if not seen.occurrences.isdisjoint(occurrences):
+            return False
+        seen.occurrences.update(occurrences)
+        seen.offsets.extend(offsets)
+        return True

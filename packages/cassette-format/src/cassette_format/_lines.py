@@ -23,15 +23,16 @@ def _strip_newline(raw: bytes) -> bytes:
     return raw
 
 
-def numbered_lines(physical: Iterable[bytes]) -> Iterator[NumberedLine]:
+def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[NumberedLine]:
     """Yield (non-blank number, raw bytes, decoded text or None, byte offset) per line.
 
-    Text is decoded here only when needed to decide blankness (non-ASCII edges); an
-    invalid UTF-8 line is never blank (its bytes would not trim away), so it is numbered
-    and the decoder reports it when the line is read.
+    `start` is the byte offset of the first physical line. Text is decoded here only when
+    needed to decide blankness (non-ASCII edges); an invalid UTF-8 line is never blank
+    (its bytes would not trim away), so it is numbered and the decoder reports it when
+    the line is read.
     """
     number = 0
-    offset = 0
+    offset = start
     for chunk in physical:
         start = offset
         offset += len(chunk)

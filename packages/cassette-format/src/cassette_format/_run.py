@@ -12,13 +12,19 @@ from cassette_format.errors import CassetteFormatError
 __all__ = ["run_lines"]
 
 
-def run_lines(state: ChainState, lines: Iterator[NumberedLine]) -> CassetteFormatError | None:
-    """Feed every line to `state`, then finish it; the first failure as an error value."""
+def run_lines(
+    state: ChainState, lines: Iterator[NumberedLine], *, finish: bool = True
+) -> CassetteFormatError | None:
+    """Feed every line to `state`, then finish it; the first failure as an error value.
+
+    With `finish=False` the whole-file checks are left for later (a range of a file).
+    """
     number = 0
     try:
         for number, raw, text, offset in lines:
             state.feed(number, raw, text, offset)
-        state.finish()
+        if finish:
+            state.finish()
     except Reject as reject:
         line = reject.line
         if line is None and (reject.message.startswith("line ") or state.header is None):
