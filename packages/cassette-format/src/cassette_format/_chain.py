@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import Any, cast
 
 from cassette_format._ranges import GroupFacts, RangeFacts
 from cassette_format._record_line import ParsedLine, parse_record, record_hash
@@ -20,9 +19,6 @@ from cassette_format._sequences import SeenSequences
 from cassette_format.build import header_from_checked, interaction_from_checked
 from cassette_format.records import CassetteHeader, CassetteInteraction
 from cassette_format.schema import check_header, check_interaction
-
-if TYPE_CHECKING:
-    from cassette_canonical import JsonValue
 
 __all__ = ["ChainState", "Tally"]
 
@@ -53,20 +49,18 @@ class Tally:
         self.redacted = 0
         self.duration_ms: int | float = 0
 
-    def count(self, record: Mapping[str, JsonValue]) -> None:
-        """Add one validated interaction."""
+    def count(self, record: Any) -> None:
+        """Add one interaction `check_interaction` accepted (so its members are as indexed)."""
         self.interactions += 1
-        timing = cast(Mapping[str, float], record["timing"])
-        duration = timing["durationMs"]
+        duration = record["timing"]["durationMs"]
         self.duration_ms = max(self.duration_ms, duration)
-        outcome = cast(Mapping[str, "JsonValue"], record["outcome"])
+        outcome = record["outcome"]
         if outcome["kind"] != "result":
             self.failed += 1
             return
-        redactions = cast(float, outcome["redactions"])
-        if redactions > 0:
+        if outcome["redactions"] > 0:
             self.redacted += 1
-        stop = cast(Mapping[str, "JsonValue"], outcome["result"])["stopReason"]
+        stop = outcome["result"]["stopReason"]
         if stop == "completed":
             self.completed += 1
         elif stop == "aborted":
@@ -101,8 +95,9 @@ def _as_int(value: object) -> int:
     return value if type(value) is int else int(cast(float, value))
 
 
-def _digest(*parts: str) -> bytes:
-    joined = "\0".join(parts)
+def _group_key(parent_key: str, parent_context: str, request: str) -> bytes:
+    """A fixed-size identity of one parent-context/request group."""
+    joined = f"{parent_key}\0{parent_context}\0{request}"
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).digest()
 
 
@@ -152,11 +147,11 @@ class ChainState:
             value = parsed.value
             claimed = value.get("previousHash") if isinstance(value, dict) else None
             previous = self.first_previous_hash = claimed if isinstance(claimed, str) else ""
-        record = check_interaction(parsed.value, number, previous)
+        # Accepted by check_interaction, so every member indexed below exists as validated.
+        record: Any = check_interaction(parsed.value, number, previous)
         if record_hash(parsed, record) != record["hash"]:
             raise Reject(f"line {number} hash mismatch", line=number)
-        request = cast(Mapping[str, "JsonValue"], record["request"])
-        if request["storage"] != self._storage:
+        if record["request"]["storage"] != self._storage:
             raise Reject(
                 f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
                 line=number,
@@ -164,16 +159,14 @@ class ChainState:
         sequence = _as_int(record["sequence"])
         if sequence in self._sequences:
             raise Reject(f"line {number} duplicates sequence {sequence}", line=number)
-        call_key = cast(str, record["callKey"])
+        call_key: str = record["callKey"]
         if call_key in self._call_keys:
             raise Reject(f'line {number} duplicates call key "{call_key}"', line=number)
         self._sequences.add(sequence)
         self._call_keys.add(call_key)
         occurrence = _as_int(record["occurrence"])
-        group_key = _digest(
-            cast(str, record["parentKey"]),
-            cast(str, record["parentContextFingerprint"]),
-            cast(str, record["requestFingerprint"]),
+        group_key = _group_key(
+            record["parentKey"], record["parentContextFingerprint"], record["requestFingerprint"]
         )
         seen = self._groups.get(group_key)
         if seen is None:
@@ -193,7 +186,7 @@ class ChainState:
         self.tally.count(record)
         if self.keep_records:
             self.interactions.append(interaction_from_checked(record))
-        self._previous_hash = str(record["hash"])
+        self._previous_hash = record["hash"]
 
     def finish(self) -> None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
