@@ -26,8 +26,7 @@ from cassette_format._range_worker import verify_range
 from cassette_format._ranges import decode_facts, write_facts
 from cassette_format._sequences import SeenSequences
 from cassette_format._split import verify_with_rest
-from cassette_format.summary import summary_document
-from cassette_format.verify import verify_stream
+from cassette_format.verify import summary_of, verify_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
@@ -64,14 +63,7 @@ def _split_at(path: Path, start: int) -> object | None:
         state, problem = verdict
         if problem is not None:
             return problem.message
-        assert state.header is not None
-        from cassette_format.verify import _outcome_text
-
-        ambiguous = sum(
-            len({_outcome_text(stream, offset) for offset in offsets}) > 1
-            for offsets in state.repeated_group_offsets()
-        )
-        return summary_document(state.header, state.tally, ambiguous)
+        return summary_of(state, stream)
 
 
 def _boundaries(data: bytes) -> list[int]:

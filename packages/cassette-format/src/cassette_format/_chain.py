@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from cassette_format._ranges import GroupFacts, RangeFacts
 from cassette_format._record_line import ParsedLine, parse_record, record_hash
 from cassette_format._reject import Reject
 from cassette_format._sequences import SeenSequences
-from cassette_format.build import header_from_checked, interaction_from_checked
-from cassette_format.records import CassetteHeader, CassetteInteraction
 from cassette_format.schema import check_header, check_interaction
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cassette_canonical import JsonValue
+
+    from cassette_format._ranges import RangeFacts
+    from cassette_format.records import CassetteHeader, CassetteInteraction
 
 __all__ = ["ChainState", "Tally"]
 
@@ -111,7 +116,8 @@ class ChainState:
 
     def __init__(self, *, keep_records: bool) -> None:
         self.keep_records = keep_records
-        self.header: CassetteHeader | None = None
+        self.header_record: Mapping[str, JsonValue] | None = None
+        self._header: CassetteHeader | None = None
         self.interactions: list[CassetteInteraction] = []
         self.tally = Tally()
         self.first_previous_hash: str | None = None
@@ -121,6 +127,15 @@ class ChainState:
         self._call_keys: set[str] = set()
         self._groups: dict[bytes, int | _Group] = {}
 
+    @property
+    def header(self) -> CassetteHeader | None:
+        """The typed header once line 1 verified (built on first use: verify needs none)."""
+        if self._header is None and self.header_record is not None:
+            from cassette_format.build import header_from_checked  # lazy: keeps verify lean
+
+            self._header = header_from_checked(self.header_record)
+        return self._header
+
     def resume_mid_file(self) -> None:
         """After the header: the next interaction need not follow the header's hash."""
         self._previous_hash = None
@@ -128,7 +143,7 @@ class ChainState:
     def feed(self, number: int, raw: bytes | None, text: str | None, offset: int) -> None:
         """Verify one line; raises Reject with the reference's message on the first failure."""
         parsed = parse_record(raw, text, number)
-        if self.header is None:
+        if self.header_record is None:
             self._feed_header(parsed)
         else:
             self._feed_interaction(parsed, number, offset)
@@ -137,9 +152,9 @@ class ChainState:
         header = check_header(parsed.value)
         if record_hash(parsed, header) != header["hash"]:
             raise Reject("header hash mismatch", line=1)
-        self.header = header_from_checked(header)
-        self._storage = self.header.request_storage
-        self._previous_hash = self.header.hash
+        self.header_record = header
+        self._storage = str(header["requestStorage"])
+        self._previous_hash = str(header["hash"])
 
     def _feed_interaction(self, parsed: ParsedLine, number: int, offset: int) -> None:
         previous = self._previous_hash
@@ -185,12 +200,14 @@ class ChainState:
             seen.offsets.append(offset)
         self.tally.count(record)
         if self.keep_records:
+            from cassette_format.build import interaction_from_checked  # lazy, as above
+
             self.interactions.append(interaction_from_checked(record))
         self._previous_hash = record["hash"]
 
     def finish(self) -> None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
-        if self.header is None:
+        if self.header_record is None:
             raise Reject("cassette is empty")
         missing = self._sequences.first_missing()
         if missing is not None:
@@ -213,6 +230,8 @@ class ChainState:
 
     def facts(self) -> RangeFacts:
         """What `absorb` needs of this range: its chain ends, keys, groups and counters."""
+        from cassette_format._ranges import GroupFacts, RangeFacts  # lazy: split verify only
+
         bitmap, outliers, count, highest = self._sequences.parts()
         keys: list[bytes] = []
         occurrences = array("Q")

@@ -28,7 +28,7 @@ def verify_range(path: str, start: int) -> RangeFacts | None:
                     return None  # the header must lie before the range
                 state.feed(number, raw, text, offset)
                 break
-            if state.header is None:
+            if state.header_record is None:
                 return None
             state.resume_mid_file()
             handle.seek(start)

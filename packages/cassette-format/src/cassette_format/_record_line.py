@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, cast
 import orjson
 
 from cassette_format._reject import Reject
-from cassette_format._strict_json import parse_line
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -132,6 +131,8 @@ def parse_record(raw: bytes | None, text: str | None, line: int) -> ParsedLine:
             text = decode_line(raw, line)
     if text is None:
         raise Reject(f"line {line} is not valid JSON", line=line)
+    from cassette_format._strict_json import parse_line  # lazy: non-canonical lines only
+
     return ParsedLine(parse_line(text, line), None)
 
 

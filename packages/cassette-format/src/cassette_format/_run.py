@@ -27,7 +27,7 @@ def run_lines(
             state.finish()
     except Reject as reject:
         line = reject.line
-        if line is None and (reject.message.startswith("line ") or state.header is None):
+        if line is None and (reject.message.startswith("line ") or state.header_record is None):
             line = number or None  # header problems name line 1; file-wide ones no line
         return CassetteFormatError(reject.message, line=line, path=reject.path)
     return None

@@ -103,7 +103,7 @@ def verify_with_rest(
     if problem is not None:
         return state, problem
     facts = rest()
-    if facts is None or state.header is None or not state.absorb(facts):
+    if facts is None or state.header_record is None or not state.absorb(facts):
         return None
     try:
         state.finish()

@@ -12,6 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
+from cassette_format.constants import (
+    CASSETTE_FORMAT,
+    CASSETTE_VERSION,
+    HEADER_KIND,
+    INTERACTION_KIND,
+    TARGET_DSH_SUBAGENT,
+)
+
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
@@ -42,11 +50,6 @@ __all__ = [
     "ToolFilter",
 ]
 
-CASSETTE_FORMAT = "dsh-subagent-cassette"
-CASSETTE_VERSION = 1
-TARGET_DSH_SUBAGENT = "0.1.0-rc.7"
-HEADER_KIND = "cassette/header"
-INTERACTION_KIND = "cassette/interaction"
 
 RequestStorage: TypeAlias = Literal["metadata", "full"]
 StopReasonCategory: TypeAlias = Literal[

@@ -27,7 +27,7 @@ from cassette_format._rules import (
     require_optional_string,
     require_positive_integer,
 )
-from cassette_format.records import (
+from cassette_format.constants import (
     CASSETTE_FORMAT,
     HEADER_KIND,
     INTERACTION_KIND,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from cassette_format._chain import Tally
-from cassette_format.cassette import CassetteFile
-from cassette_format.records import CassetteHeader, CassetteInteraction, StopReasonCategory
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
+
+    from cassette_format._chain import Tally
+    from cassette_format.cassette import CassetteFile
+    from cassette_format.records import CassetteInteraction, StopReasonCategory
 
 __all__ = ["ambiguous_groups", "classify_stop_reason", "summarize", "summary_document"]
 
@@ -58,21 +59,27 @@ def _outcome_text(interaction: CassetteInteraction) -> str:
     return text
 
 
-def summary_document(header: CassetteHeader, tally: Tally, ambiguous: int) -> dict[str, JsonValue]:
-    """The reference `verify --json` document minus `file`, keys in its order (FMT-21)."""
-    caps = header.provider.capabilities
+def summary_document(
+    header: Mapping[str, Any], tally: Tally, ambiguous: int
+) -> dict[str, JsonValue]:
+    """The reference `verify --json` document minus `file`, keys in its order (FMT-21).
+
+    `header` is a verified header's JSON (its `to_json()`, or the checked line itself).
+    """
+    provider = header["provider"]
+    caps = provider["capabilities"]
     return {
-        "cassetteId": header.cassette_id,
+        "cassetteId": header["cassetteId"],
         "provider": {
-            "cassette": header.provider.cassette,
-            "upstream": header.provider.upstream,
+            "cassette": provider["cassette"],
+            "upstream": provider["upstream"],
             "capabilities": {
-                "outputSchema": caps.output_schema,
-                "depthLimit": caps.depth_limit,
-                "toolFilter": caps.tool_filter,
-                "persona": caps.persona,
+                "outputSchema": caps["outputSchema"],
+                "depthLimit": caps["depthLimit"],
+                "toolFilter": caps["toolFilter"],
+                "persona": caps["persona"],
             },
-            "inheritsParentContext": header.provider.inherits_parent_context,
+            "inheritsParentContext": provider["inheritsParentContext"],
         },
         "interactions": tally.interactions,
         "completed": tally.completed,
@@ -86,7 +93,10 @@ def summary_document(header: CassetteHeader, tally: Tally, ambiguous: int) -> di
 
 def summarize(cassette: CassetteFile) -> dict[str, JsonValue]:
     """The reference `verify --json` summary of a parsed cassette, without `file`."""
+    from cassette_format._chain import Tally  # at run time here only: summary stays light
+
     tally = Tally()
     for interaction in cassette.interactions:
         tally.count(interaction.to_json())
-    return summary_document(cassette.header, tally, len(ambiguous_groups(cassette)))
+    header = cassette.header.to_json()
+    return summary_document(header, tally, len(ambiguous_groups(cassette)))

@@ -79,7 +79,12 @@ def _verify(
     state, problem = _in_order(stream) if split is None else split
     if problem is not None:
         return problem
-    header = state.header
+    return summary_of(state, stream)
+
+
+def summary_of(state: ChainState, stream: IO[bytes]) -> dict[str, JsonValue] | CassetteFormatError:
+    """The summary of a finished state, reading repeated groups' outcomes back from `stream`."""
+    header = state.header_record
     if header is None:
         return CassetteFormatError("cassette is empty")
     ambiguous = 0
