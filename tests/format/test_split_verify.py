@@ -216,6 +216,24 @@ def test_the_helper_process_splits_a_file(
 
 
 @pytest.mark.usefixtures("split_small_files")
+def test_the_helper_ignores_modules_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # the directory being verified cannot run code through the helper
+    marker = tmp_path / "shadow-ran"
+    shadow = tmp_path / "cassette_format"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (shadow / "_range_worker.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    data = _file(_bodies(40))
+    path = tmp_path / "big.cassette.jsonl"
+    path.write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    assert verify_file(path, jobs=2) == _in_order(data)
+    assert not marker.exists()
+
+
+@pytest.mark.usefixtures("split_small_files")
 def test_a_failing_helper_falls_back_to_the_in_order_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # FMT-18: the verdict never depends on the helper

@@ -1,4 +1,4 @@
-"""The helper process of a split verify: `python -m cassette_format._range_worker PATH START`.
+"""The helper process of a split verify: `main([_, PATH, START])` in a fresh interpreter.
 
 It checks the header (line 1) for the request storage, then every line from byte START to
 the end with the same per-line rules as the in-order verifier, and writes the range's

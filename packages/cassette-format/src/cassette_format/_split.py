@@ -42,18 +42,25 @@ def _lines_before(stream: IO[bytes], stop: int) -> Iterator[bytes]:
         position += len(chunk)
 
 
+# The helper runs isolated (-I: no PYTHON* variables, no current directory on sys.path,
+# so a directory being verified cannot shadow our modules) with this process's own path.
+_HELPER_CODE = (
+    "import sys; sys.path[:0] = {path!r}; "
+    "from cassette_format._range_worker import main; raise SystemExit(main(sys.argv))"
+)
+
+
 def _start_helper(path: str, start: int) -> subprocess.Popen[bytes] | None:
     if getattr(sys, "frozen", False) or not sys.executable:
         return None
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(entry for entry in sys.path if entry)
+    search_path = [entry for entry in sys.path if os.path.isabs(entry)]
+    code = _HELPER_CODE.format(path=search_path)
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "cassette_format._range_worker", path, str(start)],
+            [sys.executable, "-I", "-c", code, path, str(start)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
         )
     except OSError:
         return None
