@@ -61,8 +61,8 @@ def _wants_split(size: int, jobs: int | None) -> bool:
 
 
 def _in_order(stream: IO[bytes]) -> tuple[ChainState, CassetteFormatError | None]:
+    """One pass from the stream's position (a pipe works too, unless a group repeats)."""
     state = ChainState(keep_records=False)
-    stream.seek(0)
     return state, run_lines(state, numbered_lines(stream))
 
 
@@ -76,6 +76,8 @@ def _verify(
             from cassette_format._split import verify_in_two  # lazy: large files only
 
             split = verify_in_two(stream, path, size)
+            if split is None:  # doubt: the in-order pass decides, from the start
+                stream.seek(0)
     state, problem = _in_order(stream) if split is None else split
     if problem is not None:
         return problem
