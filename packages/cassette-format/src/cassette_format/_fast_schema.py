@@ -14,6 +14,18 @@ import math
 import re
 
 from cassette_format._blocks import check_content_blocks
+from cassette_format._fields import (
+    ERROR_FIELDS,
+    ERROR_OUTCOME_FIELDS,
+    FULL_REQUEST_FIELDS,
+    FULL_VIEW_FIELDS,
+    INTERACTION_FIELDS,
+    METADATA_FIELDS,
+    METADATA_VIEW_FIELDS,
+    RESULT_OUTCOME_FIELDS,
+    TIMING_FIELDS,
+    TOOL_FILTER_FIELDS,
+)
 from cassette_format._reject import Reject
 
 __all__ = ["interaction_fits"]
@@ -21,49 +33,6 @@ __all__ = ["interaction_fits"]
 _MAX_SAFE = 2**53 - 1
 _INF = math.inf
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
-_INTERACTION_KEYS = frozenset(
-    {
-        "kind",
-        "sequence",
-        "callKey",
-        "parentKey",
-        "parentContextFingerprint",
-        "occurrence",
-        "requestFingerprint",
-        "request",
-        "timing",
-        "published",
-        "local",
-        "outcome",
-        "previousHash",
-        "hash",
-    }
-)
-_METADATA_REQUEST_KEYS = frozenset({"storage", "metadata"})
-_FULL_REQUEST_KEYS = frozenset({"storage", "value", "redactions"})
-_METADATA_KEYS = frozenset(
-    {
-        "label",
-        "promptBlocks",
-        "promptBytes",
-        "hasOutputSchema",
-        "maxDepth",
-        "childProvider",
-        "childModel",
-        "toolFilter",
-        "hasPersona",
-    }
-)
-_FULL_KEYS = frozenset(
-    {"label", "prompt", "agentOptions", "outputSchema", "maxDepth", "toolFilter", "persona"}
-)
-_TIMING_KEYS = frozenset(
-    {"startedAt", "startLatencyMs", "durationMs", "signalAbortedAtMs", "disposeCalledAtMs"}
-)
-_RESULT_OUTCOME_KEYS = frozenset({"kind", "result", "redactions"})
-_ERROR_OUTCOME_KEYS = frozenset({"kind", "error"})
-_ERROR_KEYS = frozenset({"name", "message", "code"})
-_FILTER_KEYS = frozenset({"allow", "deny"})
 
 
 def _count(value: object) -> bool:
@@ -87,7 +56,7 @@ def _names(value: object) -> bool:
 
 
 def _tool_filter_fits(value: object) -> bool:
-    if type(value) is not dict or not value.keys() <= _FILTER_KEYS:
+    if type(value) is not dict or not value.keys() <= TOOL_FILTER_FIELDS:
         return False
     return ("allow" not in value or _names(value["allow"])) and (
         "deny" not in value or _names(value["deny"])
@@ -105,7 +74,7 @@ def _blocks_fit(value: object) -> bool:
 
 
 def _metadata_fits(metadata: object) -> bool:
-    if type(metadata) is not dict or not metadata.keys() <= _METADATA_KEYS:
+    if type(metadata) is not dict or not metadata.keys() <= METADATA_FIELDS:
         return False
     blocks = metadata.get("promptBlocks")
     size = metadata.get("promptBytes")
@@ -128,7 +97,7 @@ def _metadata_fits(metadata: object) -> bool:
 
 
 def _full_fits(request: object) -> bool:
-    if type(request) is not dict or not request.keys() <= _FULL_KEYS:
+    if type(request) is not dict or not request.keys() <= FULL_REQUEST_FIELDS:
         return False
     for key in ("label", "persona"):
         if key in request and type(request[key]) is not str:
@@ -148,17 +117,17 @@ def _request_fits(request: object) -> bool:
         return False
     storage = request.get("storage")
     if storage == "metadata":
-        return request.keys() == _METADATA_REQUEST_KEYS and _metadata_fits(request["metadata"])
+        return request.keys() == METADATA_VIEW_FIELDS and _metadata_fits(request["metadata"])
     return (
         storage == "full"
-        and request.keys() == _FULL_REQUEST_KEYS
+        and request.keys() == FULL_VIEW_FIELDS
         and _count(request["redactions"])
         and _full_fits(request["value"])
     )
 
 
 def _timing_fits(timing: object) -> bool:
-    if type(timing) is not dict or not timing.keys() <= _TIMING_KEYS:
+    if type(timing) is not dict or not timing.keys() <= TIMING_FIELDS:
         return False
     started = timing.get("startedAt")
     latency = timing.get("startLatencyMs")
@@ -181,7 +150,7 @@ def _outcome_fits(outcome: object, published: bool) -> bool:
         return False
     kind = outcome.get("kind")
     if kind == "result":
-        if outcome.keys() != _RESULT_OUTCOME_KEYS or not _count(outcome["redactions"]):
+        if outcome.keys() != RESULT_OUTCOME_FIELDS or not _count(outcome["redactions"]):
             return False
         result = outcome["result"]
         return (
@@ -192,10 +161,10 @@ def _outcome_fits(outcome: object, published: bool) -> bool:
         )
     if kind != "start-error" and kind != "result-error":  # noqa: PLR1714 - two literals
         return False
-    if outcome.keys() != _ERROR_OUTCOME_KEYS or published is (kind == "start-error"):
+    if outcome.keys() != ERROR_OUTCOME_FIELDS or published is (kind == "start-error"):
         return False
     error = outcome["error"]
-    if type(error) is not dict or not error.keys() <= _ERROR_KEYS:
+    if type(error) is not dict or not error.keys() <= ERROR_FIELDS:
         return False
     name = error.get("name")
     return (
@@ -212,7 +181,7 @@ def _digest_fits(value: object) -> bool:
 
 def interaction_fits(value: object, previous_hash: str) -> bool:
     """True when `value` plainly satisfies FMT-10 rules 1-9 after `previous_hash`."""
-    if type(value) is not dict or value.keys() != _INTERACTION_KEYS:
+    if type(value) is not dict or value.keys() != INTERACTION_FIELDS:
         return False
     sequence = value["sequence"]
     occurrence = value["occurrence"]

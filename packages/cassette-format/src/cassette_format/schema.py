@@ -13,6 +13,21 @@ from typing import TYPE_CHECKING
 
 from cassette_format._blocks import check_content_blocks
 from cassette_format._fast_schema import interaction_fits
+from cassette_format._fields import (
+    CAPABILITY_FIELDS,
+    ERROR_FIELDS,
+    ERROR_OUTCOME_FIELDS,
+    FULL_REQUEST_FIELDS,
+    FULL_VIEW_FIELDS,
+    HEADER_FIELDS,
+    INTERACTION_FIELDS,
+    METADATA_FIELDS,
+    METADATA_VIEW_FIELDS,
+    PROVIDER_FIELDS,
+    RESULT_OUTCOME_FIELDS,
+    TIMING_FIELDS,
+    TOOL_FILTER_FIELDS,
+)
 from cassette_format._js import js_string
 from cassette_format._reject import Reject
 from cassette_format._rules import (
@@ -49,63 +64,8 @@ _ISO_DATE_TIME = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})"
 )
 _ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
-
-_HEADER_FIELDS = frozenset(
-    {
-        "kind",
-        "format",
-        "version",
-        "cassetteId",
-        "createdAt",
-        "target",
-        "provider",
-        "requestStorage",
-        "redactSecrets",
-        "redactionPatterns",
-        "hash",
-    }
-)
-_PROVIDER_FIELDS = frozenset({"cassette", "upstream", "capabilities", "inheritsParentContext"})
-_CAPABILITY_FIELDS = ("outputSchema", "depthLimit", "toolFilter", "persona")
-_INTERACTION_FIELDS = frozenset(
-    {
-        "kind",
-        "sequence",
-        "callKey",
-        "parentKey",
-        "parentContextFingerprint",
-        "occurrence",
-        "requestFingerprint",
-        "request",
-        "timing",
-        "published",
-        "local",
-        "outcome",
-        "previousHash",
-        "hash",
-    }
-)
-_TIMING_FIELDS = frozenset(
-    {"startedAt", "startLatencyMs", "durationMs", "signalAbortedAtMs", "disposeCalledAtMs"}
-)
-_METADATA_FIELDS = frozenset(
-    {
-        "label",
-        "promptBlocks",
-        "promptBytes",
-        "hasOutputSchema",
-        "maxDepth",
-        "childProvider",
-        "childModel",
-        "toolFilter",
-        "hasPersona",
-    }
-)
-_FULL_FIELDS = frozenset(
-    {"label", "prompt", "agentOptions", "outputSchema", "maxDepth", "toolFilter", "persona"}
-)
-_ERROR_FIELDS = frozenset({"name", "message", "code"})
-_FILTER_FIELDS = frozenset({"allow", "deny"})
+_CAPABILITY_SET = frozenset(CAPABILITY_FIELDS)
+_TARGET_FIELDS = frozenset({"dshSubagent"})
 
 
 def _valid_created_at(text: str) -> bool:
@@ -139,7 +99,7 @@ def check_header(value: object) -> Mapping[str, JsonValue]:
         raise Reject("line 1 must be a cassette header object", line=1)
     if header.get("kind") != HEADER_KIND:
         raise Reject("line 1 is not a cassette header", line=1)
-    require_closed(header, _HEADER_FIELDS, "header")
+    require_closed(header, HEADER_FIELDS, "header")
     if header.get("format") != CASSETTE_FORMAT:
         shown = js_string(header.get("format"), present="format" in header)
         raise Reject(f'unsupported cassette format "{shown}"', line=1, path="header.format")
@@ -164,19 +124,19 @@ def check_header(value: object) -> Mapping[str, JsonValue]:
             line=1,
             path="header.target",
         )
-    require_closed(target, frozenset({"dshSubagent"}), "header.target")
+    require_closed(target, _TARGET_FIELDS, "header.target")
     provider = as_object(header.get("provider"))
     if provider is None:
         raise Reject("header.provider must be an object", line=1, path="header.provider")
-    require_closed(provider, _PROVIDER_FIELDS, "header.provider")
+    require_closed(provider, PROVIDER_FIELDS, "header.provider")
     require_non_empty_string(provider.get("cassette"), "header.provider.cassette")
     require_non_empty_string(provider.get("upstream"), "header.provider.upstream")
     capabilities = as_object(provider.get("capabilities"))
     caps_path = "header.provider.capabilities"
     if capabilities is None:
         raise Reject(f"{caps_path} must be an object", line=1, path=caps_path)
-    require_closed(capabilities, frozenset(_CAPABILITY_FIELDS), caps_path)
-    for key in _CAPABILITY_FIELDS:
+    require_closed(capabilities, _CAPABILITY_SET, caps_path)
+    for key in CAPABILITY_FIELDS:
         if not isinstance(capabilities.get(key), bool):
             raise Reject(f"{caps_path}.{key} must be a boolean", line=1, path=f"{caps_path}.{key}")
     if not isinstance(provider.get("inheritsParentContext"), bool):
@@ -208,7 +168,7 @@ def _check_tool_filter(value: object, path: str) -> None:
     tool_filter = as_object(value)
     if tool_filter is None:
         raise Reject(f"{path} must be an object", path=path)
-    require_closed(tool_filter, _FILTER_FIELDS, path)
+    require_closed(tool_filter, TOOL_FILTER_FIELDS, path)
     for field in ("allow", "deny"):
         if field in tool_filter:
             names = tool_filter[field]
@@ -223,7 +183,7 @@ def _check_metadata(value: object, path: str) -> None:
     metadata = as_object(value)
     if metadata is None:
         raise Reject(f"{path} must be an object", path=path)
-    require_closed(metadata, _METADATA_FIELDS, path)
+    require_closed(metadata, METADATA_FIELDS, path)
     require_optional_string(metadata, "label", path)
     require_non_negative_integer(metadata.get("promptBlocks"), path, ".promptBlocks")
     require_non_negative_integer(metadata.get("promptBytes"), path, ".promptBytes")
@@ -243,7 +203,7 @@ def _check_full_request(value: object, path: str) -> None:
     request = as_object(value)
     if request is None:
         raise Reject(f"{path} must be an object", path=path)
-    require_closed(request, _FULL_FIELDS, path)
+    require_closed(request, FULL_REQUEST_FIELDS, path)
     check_content_blocks(request.get("prompt"), f"{path}.prompt")
     require_optional_string(request, "label", path)
     for key in ("agentOptions", "outputSchema"):
@@ -262,10 +222,10 @@ def _check_request(value: object, path: str) -> None:
         raise Reject(f"{path} must be an object", path=path)
     storage = request.get("storage")
     if storage == "metadata":
-        require_closed(request, frozenset({"storage", "metadata"}), path)
+        require_closed(request, METADATA_VIEW_FIELDS, path)
         _check_metadata(request.get("metadata"), f"{path}.metadata")
     elif storage == "full":
-        require_closed(request, frozenset({"storage", "value", "redactions"}), path)
+        require_closed(request, FULL_VIEW_FIELDS, path)
         _check_full_request(request.get("value"), f"{path}.value")
         require_non_negative_integer(request.get("redactions"), path, ".redactions")
     else:
@@ -276,7 +236,7 @@ def _check_timing(value: object, path: str) -> None:
     timing = as_object(value)
     if timing is None:
         raise Reject(f"{path} must be an object", path=path)
-    require_closed(timing, _TIMING_FIELDS, path)
+    require_closed(timing, TIMING_FIELDS, path)
     require_non_empty_string(timing.get("startedAt"), path, ".startedAt")
     latency = timing.get("startLatencyMs")
     duration = timing.get("durationMs")
@@ -293,7 +253,7 @@ def _check_recorded_error(value: object, path: str) -> None:
     error = as_object(value)
     if error is None:
         raise Reject(f"{path} must be an object", path=path)
-    require_closed(error, _ERROR_FIELDS, path)
+    require_closed(error, ERROR_FIELDS, path)
     require_non_empty_string(error.get("name"), path, ".name")
     if not isinstance(error.get("message"), str):
         raise Reject(f"{path}.message must be a string", path=f"{path}.message")
@@ -306,12 +266,12 @@ def _check_outcome(value: object, path: str) -> None:
         raise Reject(f"{path} must be an object", path=path)
     kind = outcome.get("kind")
     if kind in ("start-error", "result-error"):
-        require_closed(outcome, frozenset({"kind", "error"}), path)
+        require_closed(outcome, ERROR_OUTCOME_FIELDS, path)
         _check_recorded_error(outcome.get("error"), f"{path}.error")
         return
     if kind != "result":
         raise Reject(f"{path}.kind is unsupported", path=f"{path}.kind")
-    require_closed(outcome, frozenset({"kind", "result", "redactions"}), path)
+    require_closed(outcome, RESULT_OUTCOME_FIELDS, path)
     require_non_negative_integer(outcome.get("redactions"), path, ".redactions")
     result = as_object(outcome.get("result"))
     if (
@@ -338,7 +298,7 @@ def check_interaction_in_order(
     record = as_object(value)
     if record is None or record.get("kind") != INTERACTION_KIND:
         raise Reject(f"{p} is not a cassette interaction", line=line)
-    require_closed(record, _INTERACTION_FIELDS, p)
+    require_closed(record, INTERACTION_FIELDS, p)
     require_positive_integer(record.get("sequence"), p, ".sequence")
     require_non_empty_string(record.get("callKey"), p, ".callKey")
     require_non_empty_string(record.get("parentKey"), p, ".parentKey")
