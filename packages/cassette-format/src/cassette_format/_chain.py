@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from cassette_format._ranges import RangeFacts
     from cassette_format.records import CassetteHeader, CassetteInteraction
 
-__all__ = ["ChainState", "Tally"]
+__all__ = ["KEY_BYTES", "ChainState", "Tally"]
 
 _OCCURRENCE_BITS = 54
 _OCCURRENCE_MASK = (1 << _OCCURRENCE_BITS) - 1
@@ -100,10 +100,21 @@ def _as_int(value: object) -> int:
     return value if type(value) is int else int(cast(float, value))
 
 
+# Call keys and groups are remembered by 128-bit BLAKE2b digests, not by their text: a
+# third of the memory, and a false "duplicate" would need a 128-bit collision.
+KEY_BYTES = 16
+
+
+def _call_key_digest(call_key: str) -> bytes:
+    """A fixed-size identity of one call key."""
+    encoded = call_key.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(encoded, digest_size=KEY_BYTES).digest()
+
+
 def _group_key(parent_key: str, parent_context: str, request: str) -> bytes:
     """A fixed-size identity of one parent-context/request group."""
     joined = f"{parent_key}\0{parent_context}\0{request}"
-    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).digest()
+    return hashlib.blake2b(joined.encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
 
 
 class ChainState:
@@ -124,7 +135,7 @@ class ChainState:
         self._storage = ""
         self._previous_hash: str | None = ""
         self._sequences = SeenSequences()
-        self._call_keys: set[str] = set()
+        self._call_keys: set[bytes] = set()
         self._groups: dict[bytes, int | _Group] = {}
 
     @property
@@ -175,10 +186,11 @@ class ChainState:
         if sequence in self._sequences:
             raise Reject(f"line {number} duplicates sequence {sequence}", line=number)
         call_key: str = record["callKey"]
-        if call_key in self._call_keys:
+        call_key_digest = _call_key_digest(call_key)
+        if call_key_digest in self._call_keys:
             raise Reject(f'line {number} duplicates call key "{call_key}"', line=number)
         self._sequences.add(sequence)
-        self._call_keys.add(call_key)
+        self._call_keys.add(call_key_digest)
         occurrence = _as_int(record["occurrence"])
         group_key = _group_key(
             record["parentKey"], record["parentContextFingerprint"], record["requestFingerprint"]
@@ -251,7 +263,7 @@ class ChainState:
             sequence_outliers=outliers,
             sequence_count=count,
             sequence_highest=highest,
-            call_keys=list(self._call_keys),
+            call_keys=b"".join(self._call_keys),
             single_keys=b"".join(keys),
             single_occurrences=occurrences,
             single_offsets=offsets,
@@ -277,7 +289,7 @@ class ChainState:
         ):
             return False
         call_keys = self._call_keys
-        for call_key in facts.call_keys:
+        for call_key in facts.call_key_digests():
             if call_key in call_keys:
                 return False
             call_keys.add(call_key)

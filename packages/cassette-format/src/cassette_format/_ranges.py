@@ -15,9 +15,9 @@ from typing import IO
 
 import orjson
 
-__all__ = ["DIGEST_BYTES", "GroupFacts", "RangeFacts", "decode_facts", "write_facts"]
+from cassette_format._chain import KEY_BYTES
 
-DIGEST_BYTES = 32
+__all__ = ["GroupFacts", "RangeFacts", "decode_facts", "write_facts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +39,18 @@ class RangeFacts:
     sequence_outliers: list[int]
     sequence_count: int
     sequence_highest: int
-    call_keys: list[str]
-    single_keys: bytes  # one 32-byte group key per group with one member in the range
+    call_keys: bytes  # one KEY_BYTES digest per call key in the range
+    single_keys: bytes  # one KEY_BYTES group key per group with one member in the range
     single_occurrences: array[int]  # that member's occurrence, group by group
     single_offsets: array[int]  # and the byte offset of its line
     repeated: list[GroupFacts]
     tally: list[int | float]
+
+    def call_key_digests(self) -> Iterator[bytes]:
+        """Each call key's digest."""
+        keys = self.call_keys
+        for start in range(0, len(keys), KEY_BYTES):
+            yield keys[start : start + KEY_BYTES]
 
     def singles(self) -> Iterator[tuple[bytes, int, int]]:
         """(group key, occurrence, line offset) of each single-member group."""
@@ -52,8 +58,8 @@ class RangeFacts:
         for index, (occurrence, offset) in enumerate(
             zip(self.single_occurrences, self.single_offsets, strict=True)
         ):
-            start = index * DIGEST_BYTES
-            yield keys[start : start + DIGEST_BYTES], occurrence, offset
+            start = index * KEY_BYTES
+            yield keys[start : start + KEY_BYTES], occurrence, offset
 
 
 def write_facts(facts: RangeFacts, out: IO[bytes]) -> None:
@@ -64,7 +70,7 @@ def write_facts(facts: RangeFacts, out: IO[bytes]) -> None:
         "outliers": facts.sequence_outliers,
         "count": facts.sequence_count,
         "highest": facts.sequence_highest,
-        "callKeys": facts.call_keys,
+        "callKeyBytes": len(facts.call_keys),
         "repeated": [[g.key.hex(), g.occurrences, g.offsets] for g in facts.repeated],
         "tally": facts.tally,
         "bitmapBytes": len(facts.sequence_bitmap),
@@ -72,6 +78,7 @@ def write_facts(facts: RangeFacts, out: IO[bytes]) -> None:
     }
     out.write(orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE))
     out.write(facts.sequence_bitmap)
+    out.write(facts.call_keys)
     out.write(facts.single_keys)
     out.write(facts.single_occurrences.tobytes())
     out.write(facts.single_offsets.tobytes())
@@ -88,10 +95,18 @@ def decode_facts(stream: IO[bytes]) -> RangeFacts | None:
         head = orjson.loads(stream.readline())
         singles = int(head["singles"])
         bitmap = _exactly(stream, int(head["bitmapBytes"]))
-        keys = _exactly(stream, singles * DIGEST_BYTES)
+        call_keys = _exactly(stream, int(head["callKeyBytes"]))
+        keys = _exactly(stream, singles * KEY_BYTES)
         occurrence_bytes = _exactly(stream, singles * 8)
         offset_bytes = _exactly(stream, singles * 8)
-        if bitmap is None or keys is None or occurrence_bytes is None or offset_bytes is None:
+        if (
+            bitmap is None
+            or call_keys is None
+            or keys is None
+            or occurrence_bytes is None
+            or offset_bytes is None
+            or len(call_keys) % KEY_BYTES
+        ):
             return None
         if stream.read(1):
             return None
@@ -104,7 +119,7 @@ def decode_facts(stream: IO[bytes]) -> RangeFacts | None:
             sequence_outliers=[int(s) for s in head["outliers"]],
             sequence_count=int(head["count"]),
             sequence_highest=int(head["highest"]),
-            call_keys=[str(k) for k in head["callKeys"]],
+            call_keys=call_keys,
             single_keys=keys,
             single_occurrences=occurrences,
             single_offsets=offsets,
