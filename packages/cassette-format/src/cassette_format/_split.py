@@ -26,7 +26,7 @@ __all__ = ["split_offset", "verify_in_two", "verify_with_rest"]
 
 
 def split_offset(stream: IO[bytes], size: int) -> int | None:
-    """The start of the first line at or after the middle, or None if that is the end."""
+    """The start of the first line beginning after the middle byte, or None at the end."""
     stream.seek(size // 2)
     stream.readline()
     offset = stream.tell()
