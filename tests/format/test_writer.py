@@ -237,3 +237,80 @@ def test_invalid_header_touches_nothing(tmp_path: Path) -> None:  # WRITE-1
     with pytest.raises(CassetteFormatError, match=r"^header.hash must be a lowercase SHA-256"):
         CassetteWriter.open_blocking(path, tampered, "create")
     assert not (tmp_path / "sub").exists()
+
+
+async def test_concurrent_appends_share_write_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # WRITE-7, WRITE-8: one thread hop and one write per batch, order kept
+    from cassette_format import writer as writer_module
+
+    writes: list[int] = []
+    real_write_all = writer_module._write_all
+
+    def counting(fd: int, data: bytes) -> None:
+        writes.append(data.count(b"\n"))
+        real_write_all(fd, data)
+
+    path = tmp_path / "batched.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    monkeypatch.setattr(writer_module, "_write_all", counting)
+    sealed = await asyncio.gather(*(writer.append(make_body(s)) for s in range(1, 201)))
+    await writer.close()
+    assert [i.sequence for i in sealed] == list(range(1, 201))  # each caller its own record
+    assert sum(writes) == 200
+    assert len(writes) < 200
+    cassette = load_cassette(path)
+    assert [i.sequence for i in cassette.interactions] == list(range(1, 201))
+
+
+async def test_a_bad_append_inside_a_batch_stops_only_what_follows(tmp_path: Path) -> None:
+    # WRITE-7, WRITE-8: earlier appends of the batch land; it and later ones get its error
+    path = tmp_path / "poisoned-batch.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    bodies = [make_body(s) for s in range(1, 6)]
+    bodies[2] = make_body(1, request_tag="again")  # sequence 1 a second time
+    outcomes = await asyncio.gather(*(writer.append(b) for b in bodies), return_exceptions=True)
+    assert [getattr(o, "sequence", None) for o in outcomes[:2]] == [1, 2]
+    errors = outcomes[2:]
+    assert all(isinstance(error, CassetteFormatError) for error in errors)
+    assert all(error is errors[0] for error in errors)
+    assert str(errors[0]) == "interaction sequence 1 was already written"
+    with pytest.raises(CassetteFormatError):
+        await writer.close()
+    assert verify_file(path)["interactions"] == 2
+
+
+async def test_an_unexpected_failure_fails_only_its_own_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # WRITE-7: nothing is sealed for it, the chain goes on
+    path = tmp_path / "odd.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    real_seal = writer._seal_next
+    odd = make_body(2)
+
+    def seal(body: Any) -> Any:
+        if body is odd:
+            raise RuntimeError("odd body")
+        return real_seal(body)
+
+    monkeypatch.setattr(writer, "_seal_next", seal)
+    bodies = [make_body(1), odd, make_body(2, request_tag="retry")]
+    outcomes = await asyncio.gather(*(writer.append(b) for b in bodies), return_exceptions=True)
+    assert isinstance(outcomes[1], RuntimeError)
+    monkeypatch.setattr(writer, "_seal_next", real_seal)
+    await writer.close()
+    assert verify_file(path)["interactions"] == 2
+
+
+async def test_an_append_cancelled_while_queued_is_not_written(tmp_path: Path) -> None:
+    # WRITE-8: a caller that gives up before its batch is taken leaves nothing behind
+    path = tmp_path / "cancelled.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    queued = writer.append(make_body(1))
+    waiter = queued.send(None)  # append() has queued its body and now waits on this future
+    waiter.cancel()
+    queued.close()
+    again = await writer.append(make_body(1, request_tag="after"))  # sequence 1 is still free
+    assert again.sequence == 1
+    await writer.close()
+    assert verify_file(path)["interactions"] == 1

@@ -1,9 +1,12 @@
 """The append-only cassette writer (WRITE-1..10): locked, chained, serialized, asyncio-safe.
 
-Appends go through an asyncio.Lock (FIFO) and run their hashing, validation and disk
-write in a worker thread (`asyncio.to_thread`), so the event loop never blocks on I/O.
-Beyond the reference, a sequence, call key or group occurrence written twice is refused
-before it reaches the file, so this writer never produces a cassette its loader rejects.
+Appends join a FIFO queue. One drain task takes everything queued so far as a batch and
+seals, validates and writes it in a worker thread (`asyncio.to_thread`, one write call
+per batch), so the event loop never blocks on I/O and concurrent appends share one
+thread hop instead of paying one each. Each append still gets its own sealed record or
+its own error, in call order. Beyond the reference, a sequence, call key or group
+occurrence written twice is refused before it reaches the file, so this writer never
+produces a cassette its loader rejects.
 """
 
 from __future__ import annotations
@@ -88,6 +91,8 @@ class CassetteWriter:
         self._call_keys = {i.call_key for i in existing}
         self._occurrences = {(i.group_key, i.occurrence) for i in existing}
         self._queue = asyncio.Lock()
+        self._pending: list[tuple[InteractionBody, asyncio.Future[CassetteInteraction]]] = []
+        self._drainer: asyncio.Task[None] | None = None
         self._poison: CassetteFormatError | None = None
         self._closed = False
         self._close_task: asyncio.Task[None] | None = None
@@ -191,16 +196,81 @@ class CassetteWriter:
         """Chain, validate and write one interaction, in call order (WRITE-7, WRITE-8)."""
         if self._closed:
             raise CassetteFormatError("cassette writer is closed")
-        async with self._queue:
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[CassetteInteraction] = loop.create_future()
+        self._pending.append((body, waiter))
+        if self._drainer is None:
+            self._drainer = loop.create_task(self._drain())
+        return await waiter
+
+    async def _drain(self) -> None:
+        """Write queued appends batch by batch until none is left; settle every waiter."""
+        live: list[tuple[InteractionBody, asyncio.Future[CassetteInteraction]]] = []
+        try:
+            async with self._queue:
+                while self._pending:
+                    batch, self._pending = self._pending, []
+                    live = [(body, waiter) for body, waiter in batch if not waiter.cancelled()]
+                    if not live:
+                        continue
+                    bodies = [body for body, _ in live]
+                    try:
+                        outcomes = await asyncio.to_thread(self._append_batch_blocking, bodies)
+                    except Exception as error:  # the worker thread itself failed: stop writing
+                        self._poison = CassetteFormatError(
+                            f'cannot write cassette "{self.path}"', cause=error
+                        )
+                        outcomes = [self._poison] * len(live)
+                    for (_, waiter), outcome in zip(live, outcomes, strict=True):
+                        if waiter.done():
+                            continue
+                        if isinstance(outcome, BaseException):
+                            waiter.set_exception(outcome)
+                        else:
+                            waiter.set_result(outcome)
+                    live = []
+        finally:
+            self._drainer = None
+            for _, waiter in [*live, *self._pending]:  # only if the drain itself was stopped
+                waiter.cancel()
+            self._pending = []
+
+    def _append_batch_blocking(
+        self, bodies: list[InteractionBody]
+    ) -> list[CassetteInteraction | Exception]:
+        """Seal and check each body in order, then write the good ones in one call.
+
+        A format error stops the writer (later appends get the same error); any other
+        exception fails only its own append, as `_seal_next` changes nothing until the end.
+        """
+        outcomes: list[CassetteInteraction | Exception] = []
+        lines: list[bytes] = []
+        for body in bodies:
             if self._poison is not None:
-                raise self._poison
+                outcomes.append(self._poison)
+                continue
             try:
-                return await asyncio.to_thread(self._append_blocking, body)
+                interaction, line = self._seal_next(body)
             except CassetteFormatError as error:
                 self._poison = error
-                raise
+                outcomes.append(error)
+                continue
+            except Exception as error:  # an odd body: its own caller sees why
+                outcomes.append(error)
+                continue
+            outcomes.append(interaction)
+            lines.append(line)
+        if lines:
+            try:
+                _write_all(self._fd, b"".join(lines))
+            except OSError as error:
+                failure = CassetteFormatError(f'cannot write cassette "{self.path}"', cause=error)
+                self._poison = failure
+                outcomes = [failure if isinstance(o, CassetteInteraction) else o for o in outcomes]
+        return outcomes
 
-    def _append_blocking(self, body: InteractionBody) -> CassetteInteraction:
+    def _seal_next(self, body: InteractionBody) -> tuple[CassetteInteraction, bytes]:
+        """Chain `body` after the last sealed record and refuse repeats; its record and line."""
         sealed = seal_interaction(body, self._previous_hash)
         if isinstance(sealed, Failure):
             raise sealed.failure()
@@ -227,17 +297,11 @@ class CassetteWriter:
         line = interaction_line(interaction)
         if isinstance(line, Failure):
             raise line.failure()
-        try:
-            _write_all(self._fd, line.unwrap())
-        except OSError as error:
-            raise CassetteFormatError(
-                f'cannot write cassette "{self.path}"', cause=error
-            ) from error
         self._sequences.add(interaction.sequence)
         self._call_keys.add(interaction.call_key)
         self._occurrences.add(occurrence)
         self._previous_hash = interaction.hash
-        return interaction
+        return interaction, line.unwrap()
 
     async def close(self) -> None:
         """Wait for queued appends, fsync, close, release the lock (WRITE-9); idempotent."""
@@ -248,6 +312,9 @@ class CassetteWriter:
 
     async def _close_once(self) -> None:
         errors: list[BaseException] = []
+        while self._drainer is not None:  # appends made before close still land
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._drainer)
         async with self._queue:
             if self._poison is not None:
                 errors.append(self._poison)
