@@ -22,44 +22,48 @@ class NotLossless(Exception):
     """The value is not lossless plain JSON; the caller raises its own TypeError message."""
 
 
-def _scalar(value: object) -> Result[object, NotLossless]:
-    """A copy of a JSON scalar, or why it is not one."""
+# The walk below visits every node, so its helpers answer with the copy or the reason
+# (a NotLossless value) instead of wrapping each node in a Result; `snapshot` returns one.
+
+
+def _scalar(value: object) -> object:
+    """A copy of a JSON scalar, or a NotLossless saying why it is not one."""
     if value is None or isinstance(value, (bool, str)):
-        return Success(value)
+        return value
     if isinstance(value, int):
         if -_SAFE <= value <= _SAFE:
-            return Success(value)
+            return value
         try:
             exact = int(float(value)) == value
         except OverflowError:
             exact = False
-        return Success(value) if exact else Failure(NotLossless("integer is not a double"))
+        return value if exact else NotLossless("integer is not a double")
     if isinstance(value, float):
         if not math.isfinite(value) or (value == 0.0 and math.copysign(1.0, value) < 0):
-            return Failure(NotLossless("number is not finite or is -0"))
-        return Success(value)
-    return Failure(NotLossless(f"{type(value).__name__} is not plain JSON"))
+            return NotLossless("number is not finite or is -0")
+        return value
+    return NotLossless(f"{type(value).__name__} is not plain JSON")
 
 
-def _copy_of(item: object) -> Result[_Container, NotLossless] | None:
-    """An empty copy for a container (filled later), a scalar copy, or None for no container."""
+def _copy_of(item: object) -> _Container | NotLossless | None:
+    """An empty copy for a container (filled later), a NotLossless, or None for no container."""
     if type(item) is dict:
-        return Success({})
+        return {}
     if type(item) is list:
-        return Success([])
+        return []
     if isinstance(item, (dict, list)):
-        return Failure(NotLossless(f"{type(item).__name__} is not plain JSON"))
+        return NotLossless(f"{type(item).__name__} is not plain JSON")
     return None
 
 
 def snapshot(value: object) -> Result[object, NotLossless]:
     """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles."""
-    first = _copy_of(value)
-    if first is None:
-        return _scalar(value)
-    if isinstance(first, Failure):
-        return first
-    root = first.unwrap()
+    root = _copy_of(value)
+    if root is None:
+        scalar = _scalar(value)
+        return Failure(scalar) if isinstance(scalar, NotLossless) else Success(scalar)
+    if isinstance(root, NotLossless):
+        return Failure(root)
     frames: list[_Frame] = [(_entries(value), root, id(value))]
     on_path = {id(value)}
     while frames:
@@ -72,18 +76,17 @@ def snapshot(value: object) -> Result[object, NotLossless]:
         key, item = entry
         if isinstance(target, dict) and not isinstance(key, str):
             return Failure(NotLossless("object key is not a string"))
-        container = _copy_of(item)
-        if container is None:
-            scalar = _scalar(item)
-            if isinstance(scalar, Failure):
-                return scalar
-            copied: object = scalar.unwrap()
-        elif isinstance(container, Failure):
-            return container
+        child = _copy_of(item)
+        copied: object
+        if child is None:
+            copied = _scalar(item)
+            if isinstance(copied, NotLossless):
+                return Failure(copied)
+        elif isinstance(child, NotLossless):
+            return Failure(child)
         else:
             if id(item) in on_path:
                 return Failure(NotLossless("cycle"))
-            child = container.unwrap()
             on_path.add(id(item))
             frames.append((_entries(item), child, id(item)))
             copied = child
