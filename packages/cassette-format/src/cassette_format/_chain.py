@@ -1,9 +1,10 @@
 """The per-line verification state shared by `parse_cassette` and the streaming verifier.
 
-It keeps only what the loader checks need (FMT-15..17): the previous hash, the set of
-sequences, the call keys, and per parent-context/request group (keyed by a digest) the occurrences
-seen plus where each member's line starts (so outcomes are canonicalized later only for
-groups that actually repeat). Records are kept only when the caller asks for them.
+It keeps only what the loader checks need (FMT-15..17): the previous hash, the sequences
+seen (a bitmap), a digest of each call key, and per parent-context/request group (keyed by
+a digest) the occurrences seen plus where each member's line starts (so outcomes are
+canonicalized later only for groups that actually repeat). Records are kept only when the
+caller asks for them.
 """
 
 from __future__ import annotations
@@ -100,8 +101,8 @@ def _as_int(value: object) -> int:
     return value if type(value) is int else int(cast(float, value))
 
 
-# Call keys and groups are remembered by 128-bit BLAKE2b digests, not by their text: a
-# third of the memory, and a false "duplicate" would need a 128-bit collision.
+# Call keys and groups are remembered by 128-bit BLAKE2b digests, not by their text: about
+# half the memory of a call key string, and a false "duplicate" needs a 128-bit collision.
 KEY_BYTES = 16
 
 
