@@ -54,9 +54,11 @@ def ambiguous_groups(cassette: CassetteFile) -> list[str]:
 def _outcome_text(interaction: CassetteInteraction) -> str:
     from cassette_canonical import canonical_json  # lazy: keeps `cassette verify` imports lean
 
-    # A verified record's outcome always canonicalizes; the repr fallback keeps this total.
-    text: str = canonical_json(interaction.outcome.to_json()).value_or(repr(interaction.outcome))
-    return text
+    # A verified record's outcome always canonicalizes. Should one ever not, the record's own
+    # hash (NUL-prefixed, so it equals no canonical text) keeps this total without walking
+    # the outcome again: a repr would recurse and fail on deeply nested results.
+    text: str | None = canonical_json(interaction.outcome.to_json()).value_or(None)
+    return "\0" + interaction.hash if text is None else text
 
 
 def summary_document(
