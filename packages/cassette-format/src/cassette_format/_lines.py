@@ -1,4 +1,10 @@
-"""Physical lines to numbered non-blank lines, exactly as the reference splits them (FMT-3)."""
+"""Physical lines to numbered non-blank lines, exactly as the reference splits them (FMT-3).
+
+A line longer than MAX_LINE_BYTES is refused while it is read: a stream is read with a
+bounded `readline`, so a giant line (or a file with no newline at all) never sits in
+memory whole. 16 MiB is far above any recorded call (results are model outputs) while
+bounding the parser's transient memory per line (a small constant factor of its bytes).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,11 @@ from collections.abc import Iterable, Iterator
 
 from cassette_format._js import is_js_blank
 from cassette_format._record_line import decode_line
+from cassette_format._reject import Reject
 
-__all__ = ["NumberedLine", "iter_text_lines", "numbered_lines"]
+__all__ = ["MAX_LINE_BYTES", "NumberedLine", "iter_text_lines", "numbered_lines"]
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 
@@ -23,6 +32,19 @@ def _strip_newline(raw: bytes) -> bytes:
     return raw
 
 
+def too_long(line: int) -> Reject:
+    """The refusal of an over-long line, naming its non-blank number."""
+    return Reject(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
+
+
+def _bounded(physical: Iterable[bytes]) -> Iterable[bytes]:
+    """A stream's lines read at most MAX_LINE_BYTES + 2 bytes at a time (room for CRLF)."""
+    readline = getattr(physical, "readline", None)
+    if readline is None:
+        return physical
+    return iter(lambda: readline(MAX_LINE_BYTES + 2), b"")
+
+
 def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[NumberedLine]:
     """Yield (non-blank number, raw bytes, decoded text or None, byte offset) per line.
 
@@ -33,12 +55,14 @@ def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[Number
     """
     number = 0
     offset = start
-    for chunk in physical:
+    for chunk in _bounded(physical):
         start = offset
         offset += len(chunk)
         raw = _strip_newline(chunk)
         if not raw:
             continue
+        if len(raw) > MAX_LINE_BYTES:
+            raise too_long(number + 1)
         text: str | None = None
         first, last = raw[0], raw[-1]
         if first >= 0x80 or last >= 0x80 or first in _ASCII_SPACE or last in _ASCII_SPACE:
@@ -65,6 +89,10 @@ def iter_text_lines(text: str) -> Iterator[NumberedLine]:
         if is_js_blank(line):
             continue
         number += 1
+        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > (
+            MAX_LINE_BYTES
+        ):
+            raise too_long(number)
         try:
             raw: bytes | None = line.encode("utf-8")
         except UnicodeEncodeError:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from cassette_format._chain import ChainState
-from cassette_format._lines import numbered_lines
+from cassette_format._lines import MAX_LINE_BYTES, numbered_lines
 from cassette_format._ranges import RangeFacts, decode_facts
 from cassette_format._reject import Reject
 from cassette_format._run import run_lines
@@ -34,9 +34,11 @@ def split_offset(stream: IO[bytes], size: int) -> int | None:
 
 
 def _lines_before(stream: IO[bytes], stop: int) -> Iterator[bytes]:
+    """Physical lines before byte `stop`, each read with the bounded `readline`."""
     position = 0
-    for chunk in stream:
-        if position >= stop:
+    while position < stop:
+        chunk = stream.readline(MAX_LINE_BYTES + 2)
+        if not chunk:
             return
         yield chunk
         position += len(chunk)

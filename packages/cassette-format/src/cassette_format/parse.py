@@ -9,6 +9,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
 from cassette_format._lines import iter_text_lines, numbered_lines
+from cassette_format._open import open_regular
 from cassette_format._run import run_lines
 from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CassetteFormatError
@@ -25,7 +26,13 @@ def parse_cassette(
     """
     state = ChainState(keep_records=True)
     lines = iter_text_lines(data) if isinstance(data, str) else numbered_lines(io.BytesIO(data))
-    problem = run_lines(state, lines)
+    return _finished(state, run_lines(state, lines), source)
+
+
+def _finished(
+    state: ChainState, problem: CassetteFormatError | None, source: str | None
+) -> Result[CassetteFile, CassetteFormatError]:
+    """The verified file of a finished run, or its first problem."""
     if problem is not None:
         return Failure(problem)
     header = state.header
@@ -35,14 +42,18 @@ def parse_cassette(
 
 
 def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, CassetteFormatError]:
-    """Read and verify a file; unreadable files give `cannot read cassette "<abs>"` (FMT-18)."""
+    """Read and verify a regular file as a stream; else `cannot read cassette "<abs>"` (FMT-18).
+
+    FIFOs, devices, directories and sockets are refused without blocking (`_open`).
+    """
     absolute = os.path.abspath(os.fspath(path))
+    state = ChainState(keep_records=True)
     try:
-        with open(absolute, "rb") as handle:
-            data = handle.read()
+        with open_regular(absolute) as handle:
+            problem = run_lines(state, numbered_lines(handle))
     except OSError as error:
         return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
-    return parse_cassette(data, absolute)
+    return _finished(state, problem, absolute)
 
 
 def load_cassette(path: str | os.PathLike[str]) -> CassetteFile:

@@ -17,6 +17,7 @@ import orjson
 
 from cassette_format._chain import ChainState
 from cassette_format._lines import numbered_lines
+from cassette_format._open import open_regular
 from cassette_format._record_line import parse_record
 from cassette_format._run import run_lines
 from cassette_format.errors import CassetteFormatError
@@ -116,7 +117,7 @@ def verify_file(path: str | os.PathLike[str], *, jobs: int | None = None) -> dic
     """
     absolute = os.path.abspath(os.fspath(path))
     try:
-        handle = open(absolute, "rb")  # noqa: SIM115 - closed below, errors mapped first
+        handle = open_regular(absolute)  # closed below, errors mapped first
     except OSError as error:
         raise CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error) from error
     try:
