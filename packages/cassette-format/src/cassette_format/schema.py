@@ -59,26 +59,30 @@ __all__ = [
     "is_digest_text",
 ]
 
-# D-3: RFC 3339 / ISO 8601 date-times with a zone, or ISO calendar dates.
+# D-3: RFC 3339 §5.6 date-times (`T`/`Z` in either case, a space separator as its note
+# allows, any number of fraction digits, `-00:00`, leap second 60), the ISO 8601 reduced
+# form without seconds, or ISO calendar dates. ASCII digits only (`\d` would take any
+# Unicode digit).
 _ISO_DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})"
+    r"(?::([0-9]{2})(?:\.([0-9]+))?)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
 )
-_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_ISO_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
 _CAPABILITY_SET = frozenset(CAPABILITY_FIELDS)
 _TARGET_FIELDS = frozenset({"dshSubagent"})
 
 
 def _valid_created_at(text: str) -> bool:
-    """D-3: ISO date-time with Z/offset, or an ISO date; real calendar days only."""
+    """D-3: an RFC 3339 date-time (or HH:mm form) with a zone, or an ISO date; real days only."""
     match = _ISO_DATE_TIME.fullmatch(text)
     if match is not None:
         year, month, day, hour, minute = (int(match.group(i)) for i in range(1, 6))
         second = int(match.group(6) or 0)
         zone = match.group(8)
-        if zone != "Z" and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
+        if zone not in "Zz" and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
             return False
         try:
-            datetime(year, month, day, hour, minute, second)
+            datetime(year, month, day, hour, minute, 59 if second == 60 else second)
         except ValueError:
             return False
         return True
