@@ -12,7 +12,6 @@ from cassette_provider import (
     AbortController,
     CassetteAmbiguityError,
     CassetteError,
-    CassetteFormatError,
     FunctionProvider,
     ProviderRegistry,
     RecordConfig,
@@ -122,7 +121,7 @@ async def test_dispose_waits_for_admitted_runs(tmp_path: Path) -> None:  # PROV-
     assert isinstance(load_cassette(path).interactions[0].outcome, ResultOutcome)
 
 
-async def test_dispose_timeout_records_nothing(tmp_path: Path) -> None:  # GAP-2
+async def test_dispose_timeout_records_the_cut_call(tmp_path: Path) -> None:  # GAP-2, issue 12
     async def run(_request: StartRequest, _child: SimpleAgent) -> object:
         await asyncio.Event().wait()
         return answer("never")
@@ -134,9 +133,13 @@ async def test_dispose_timeout_records_nothing(tmp_path: Path) -> None:  # GAP-2
     with pytest.raises(CassetteError) as timed_out:
         await handle.dispose()
     assert timed_out.value.code == "DISPOSE_TIMEOUT"
-    assert load_cassette(path).interactions == ()
-    with pytest.raises(CassetteFormatError, match="cassette writer is closed"):
-        await live.dispose()
+    (interaction,) = load_cassette(path).interactions
+    assert isinstance(interaction.outcome, ResultErrorOutcome)
+    assert interaction.outcome.error.code == "DISPOSE_TIMEOUT"
+    with pytest.raises(CassetteError) as cut:
+        await live.result
+    assert cut.value.code == "DISPOSE_TIMEOUT"
+    await live.dispose()
 
 
 async def test_abort_and_dispose_times_are_recorded(

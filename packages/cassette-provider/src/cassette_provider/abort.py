@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["AbortController", "AbortError", "AbortSignal"]
+__all__ = ["ABORTED", "AbortController", "AbortError", "AbortSignal", "CancelledRunError"]
 
 Listener = Callable[[object], None]
+
+#: The code of an aborted start or run, as replay raises it (REPLAY-4).
+ABORTED: Final = "ABORTED"
 
 
 class AbortError(Exception):
@@ -17,6 +20,14 @@ class AbortError(Exception):
     def __init__(self, message: str = "This operation was aborted") -> None:
         super().__init__(message)
         self.name = "AbortError"
+
+
+class CancelledRunError(AbortError):
+    """What a recorded call cancelled before its outcome records: abort-shaped, code ABORTED."""
+
+    def __init__(self, message: str = "subagent call was cancelled before its outcome") -> None:
+        super().__init__(message)
+        self.code = ABORTED
 
 
 class AbortSignal:

@@ -22,7 +22,7 @@ from returns.result import Failure
 
 from cassette_provider.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM
-from cassette_provider.recorder import RecordingProvider
+from cassette_provider.recorder import DISPOSE_TIMEOUT, RecordingProvider
 from cassette_provider.redact import compile_redactor
 from cassette_provider.registry import ProviderRegistry
 from cassette_provider.replay import ReplayProvider, Timing
@@ -198,10 +198,12 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
                 try:
                     await asyncio.wait_for(recorder.when_idle(), timeout)
                 except TimeoutError as error:
+                    pending = recorder.active
+                    await recorder.cut()  # every admitted call still ends as a line
                     raise CassetteError(
-                        f"{recorder.active} admitted subagent start(s) did not persist within "
-                        f"{timeout} s; their outcomes were not recorded",
-                        "DISPOSE_TIMEOUT",
+                        f"{pending} admitted subagent start(s) did not persist within "
+                        f"{timeout} s; each was recorded as cut by the dispose timeout",
+                        DISPOSE_TIMEOUT,
                     ) from error
         finally:
             await writer.close()

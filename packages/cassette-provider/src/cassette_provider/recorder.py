@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
 from cassette_canonical import JsonValue
-from cassette_format.errors import CassetteError
+from cassette_format.errors import CassetteError, CassetteFormatError
 from cassette_format.header import iso_timestamp
 from cassette_format.records import (
+    CassetteInteraction,
     FullRequest,
     FullRequestView,
     InteractionBody,
@@ -30,7 +32,7 @@ from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request
 from cassette_topology.exceptions import value_or_raise
 from returns.result import Failure
 
-from cassette_provider.abort import AbortSignal
+from cassette_provider.abort import AbortSignal, CancelledRunError
 from cassette_provider.agent import ParentAgent
 from cassette_provider.clock import SYSTEM_CLOCK, Clock, elapsed_ms
 from cassette_provider.contract import (
@@ -50,9 +52,11 @@ if TYPE_CHECKING:
 
     from cassette_provider.registry import ProviderRegistry
 
-__all__ = ["RecordedRun", "RecordingProvider"]
+__all__ = ["DISPOSE_TIMEOUT", "RecordedRun", "RecordingProvider"]
 
 _RESULT_LOSSY = "subagent cassette result is not lossless plain JSON"
+DISPOSE_TIMEOUT = "DISPOSE_TIMEOUT"
+_CUT = "subagent call was cut by the cassette dispose timeout before its outcome"
 
 
 def live_parent(parent: ParentAgent) -> LiveParent:
@@ -144,6 +148,24 @@ class _Clocked:
             self.remove_listener()
 
 
+@dataclass(slots=True)
+class _Call:
+    """One admitted call and its single terminal line: every admitted call ends as a line."""
+
+    admitted: _Admitted
+    clocked: _Clocked
+    #: Settles once the line is written (or its write failed): the "persisted" signal (PROV-8).
+    line: asyncio.Future[None]
+    published: bool = False
+    local: bool = False
+    #: Whether the line's outcome is fixed (its write is under way or done).
+    claimed: bool = False
+    #: Set when the dispose timeout cut the call; its result task raises this.
+    cut_error: CassetteError | None = None
+    #: How the cut wakes the call's result task (None before publication).
+    on_cut: Callable[[], None] | None = None
+
+
 class RecordingProvider(ProviderIdentity):
     """Registers beside the upstream; forwards each start and records its outcome."""
 
@@ -174,6 +196,8 @@ class RecordingProvider(ProviderIdentity):
         self._idle = asyncio.Event()
         self._idle.set()
         self._next_sequence = writer.next_sequence
+        #: Admitted calls whose line has not settled yet, by sequence.
+        self._unsettled: dict[int, _Call] = {}
 
     @property
     def redactor(self) -> Redactor:
@@ -182,7 +206,7 @@ class RecordingProvider(ProviderIdentity):
 
     @property
     def active(self) -> int:
-        """Admitted starts whose outcome is not yet persisted."""
+        """Admitted starts whose line has not settled yet."""
         return self._active
 
     async def when_idle(self) -> None:
@@ -224,34 +248,76 @@ class RecordingProvider(ProviderIdentity):
         self._next_sequence += 1
         return _Admitted(reserved=reserved, view=view, sequence=sequence)
 
-    async def append(
-        self,
-        admitted: _Admitted,
-        clocked: _Clocked,
-        outcome: Outcome,
-        *,
-        published: bool,
-        local: bool,
-    ) -> None:
-        """Write one interaction line (the writer serializes and chains it)."""
-        reserved = admitted.reserved
-        timing = clocked.timing(published=published)
-        clocked.stop()
-        await self._writer.append(
-            InteractionBody(
-                sequence=admitted.sequence,
-                call_key=reserved.call_key,
-                parent_key=reserved.parent_key,
-                parent_context_fingerprint=reserved.parent_context_fingerprint,
-                occurrence=reserved.occurrence,
-                request_fingerprint=reserved.request_fingerprint,
-                request=admitted.view,
-                timing=timing,
-                published=published,
-                local=local,
-                outcome=outcome,
-            )
+    def _open(self, admitted: _Admitted, clocked: _Clocked) -> _Call:
+        """Track an admitted call until its line settles."""
+        line: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        call = _Call(admitted=admitted, clocked=clocked, line=line)
+        self._unsettled[admitted.sequence] = call
+        return call
+
+    def claim(self, call: _Call, outcome: Outcome, *, published: bool, local: bool) -> None:
+        """Fix the call's outcome and start writing its line, unless already claimed.
+
+        The write runs in its own task, so cancelling whoever waits for it never drops
+        the line; the active count drops when the line settles (PROV-10).
+        """
+        if call.claimed:
+            return
+        call.claimed = True
+        admitted, reserved = call.admitted, call.admitted.reserved
+        timing = call.clocked.timing(published=published)
+        call.clocked.stop()
+        body = InteractionBody(
+            sequence=admitted.sequence,
+            call_key=reserved.call_key,
+            parent_key=reserved.parent_key,
+            parent_context_fingerprint=reserved.parent_context_fingerprint,
+            occurrence=reserved.occurrence,
+            request_fingerprint=reserved.request_fingerprint,
+            request=admitted.view,
+            timing=timing,
+            published=published,
+            local=local,
+            outcome=outcome,
         )
+        write = asyncio.ensure_future(self._writer.append(body))
+        write.add_done_callback(lambda task: self._settle(call, task))
+
+    def _settle(self, call: _Call, write: asyncio.Future[CassetteInteraction]) -> None:
+        """Settle the call's line with the write's outcome and count the call finished."""
+        if write.cancelled():
+            call.line.set_exception(CassetteFormatError("cassette interaction write was cancelled"))
+        elif (error := write.exception()) is not None:
+            call.line.set_exception(error)
+        else:
+            call.line.set_result(None)
+        call.line.exception()  # retrieved: whoever waits still sees it
+        self._unsettled.pop(call.admitted.sequence, None)
+        self.release()
+
+    async def finish(self, call: _Call, outcome: Outcome, *, published: bool, local: bool) -> None:
+        """Write the call's one line (if still unclaimed) and wait for it; raises a write error."""
+        self.claim(call, outcome, published=published, local=local)
+        await asyncio.shield(call.line)
+
+    async def cut(self) -> None:
+        """Dispose timeout: end every unclaimed call with a cut line, wait for all lines."""
+        calls = list(self._unsettled.values())
+        for call in calls:
+            if call.claimed:
+                continue
+            error = CassetteError(_CUT, DISPOSE_TIMEOUT)
+            facts = self.error_facts(error)
+            outcome: Outcome = (
+                ResultErrorOutcome(error=facts)
+                if call.published
+                else StartErrorOutcome(error=facts)
+            )
+            call.cut_error = error
+            self.claim(call, outcome, published=call.published, local=call.local)
+            if call.on_cut is not None:
+                call.on_cut()
+        await asyncio.gather(*(asyncio.shield(call.line) for call in calls), return_exceptions=True)
 
     def error_facts(self, error: BaseException) -> RecordedError:
         """Redacted `{name, message, code?}` of an error (REDACT-7, count discarded)."""
@@ -283,20 +349,21 @@ class RecordingProvider(ProviderIdentity):
             started_at=iso_timestamp(datetime.now(UTC)),
         )
         clocked.watch(request.signal)
+        call = self._open(admitted, clocked)
         try:
             run = await self._upstream.start(request)
         except Exception as error:
-            try:
-                await self.append(
-                    admitted,
-                    clocked,
-                    StartErrorOutcome(error=self.error_facts(error)),
-                    published=False,
-                    local=False,
-                )
-            finally:
-                self.release()
+            await self._start_failed(call, error)
             raise
+        except BaseException:  # cancelled: the line still lands, the cancellation goes on
+            with contextlib.suppress(Exception):
+                await self._start_failed(call, CancelledRunError())
+            raise
+        if call.cut_error is not None:  # the dispose timeout cut this start meanwhile
+            with contextlib.suppress(Exception):
+                await run.dispose()
+            await asyncio.shield(call.line)
+            raise call.cut_error
         clocked.start_latency_ms = elapsed_ms(self._clock, clocked.start)
         local = run.local_agent
         if local is not None:
@@ -304,30 +371,31 @@ class RecordingProvider(ProviderIdentity):
                 str(local.id), admitted.reserved.call_key
             )
             if isinstance(registered, Failure):
-                await self._local_child_failed(
-                    admitted, clocked, run, registered.failure().to_exception()
-                )
-        return RecordedRun(self, admitted, clocked, run)
+                await self._local_child_failed(call, run, registered.failure().to_exception())
+        call.published, call.local = True, local is not None
+        return RecordedRun(self, call, run)
 
-    async def _local_child_failed(
-        self, admitted: _Admitted, clocked: _Clocked, run: SubagentRun, error: Exception
-    ) -> None:
+    async def _start_failed(self, call: _Call, error: BaseException) -> None:
+        """Record a start-error (PROV-5); a failed write is raised instead."""
+        await self.finish(
+            call,
+            StartErrorOutcome(error=self.error_facts(error)),
+            published=False,
+            local=False,
+        )
+
+    async def _local_child_failed(self, call: _Call, run: SubagentRun, error: Exception) -> None:
         """Dispose the upstream run, always record the start-error, then raise (GAP-15)."""
         failures: list[Exception] = [error]
         try:
             await run.dispose()
         except Exception as dispose_error:
             failures.append(dispose_error)
-        try:
-            await self.append(
-                admitted,
-                clocked,
-                StartErrorOutcome(error=self.error_facts(error)),
-                published=False,
-                local=False,
-            )
-        finally:
-            self.release()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self._start_failed(call, error)
+            raise
+        await self._start_failed(call, error)
         if len(failures) > 1:
             raise ExceptionGroup(
                 "local child registration and upstream disposal both failed", failures
@@ -338,16 +406,14 @@ class RecordingProvider(ProviderIdentity):
 class RecordedRun:
     """The caller's run: upstream id and local agent; its result is persisted first (PROV-7)."""
 
-    def __init__(
-        self, recorder: RecordingProvider, admitted: _Admitted, clocked: _Clocked, run: SubagentRun
-    ) -> None:
+    def __init__(self, recorder: RecordingProvider, call: _Call, run: SubagentRun) -> None:
         self._recorder = recorder
-        self._admitted = admitted
-        self._clocked = clocked
+        self._call = call
+        self._clocked = call.clocked
         self._run = run
-        self._persisted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._result = asyncio.ensure_future(self._drive())
-        self._result.add_done_callback(_retrieve)
+        self._result.add_done_callback(self._ended)
+        call.on_cut = self._cut
         self._dispose: asyncio.Task[None] | None = None
 
     @property
@@ -365,25 +431,27 @@ class RecordedRun:
         """The unredacted result, available once its line is written."""
         return self._result
 
+    def _cut(self) -> None:
+        """Wake the result task of a call the dispose timeout cut."""
+        self._result.cancel()
+
+    def _claim(self, error: BaseException) -> None:
+        """Fix a result-error outcome for `error`, unless the line is already claimed."""
+        call = self._call
+        outcome = ResultErrorOutcome(error=self._recorder.error_facts(error))
+        self._recorder.claim(call, outcome, published=True, local=call.local)
+
     async def _persist(self, outcome: Outcome) -> None:
-        try:
-            await self._recorder.append(
-                self._admitted,
-                self._clocked,
-                outcome,
-                published=True,
-                local=self._run.local_agent is not None,
-            )
-        except BaseException as error:
-            self._persisted.set_exception(error)
-            self._persisted.exception()
-            raise
-        self._persisted.set_result(None)
+        call = self._call
+        await self._recorder.finish(call, outcome, published=True, local=call.local)
 
     async def _drive(self) -> SubagentResult:
         try:
             try:
                 value = await self._run.result
+            except asyncio.CancelledError:
+                await self._cancelled()
+                raise
             except Exception as error:
                 await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(error)))
                 raise
@@ -404,10 +472,31 @@ class RecordedRun:
                 ResultOutcome(result=cast("dict[str, JsonValue]", result), redactions=count)
             )
             return cast(SubagentResult, live)
-        finally:
-            if not self._persisted.done():
-                self._persisted.set_result(None)
-            self._recorder.release()
+        except BaseException as error:  # any other way out still ends the call as a line
+            self._claim(error)
+            raise
+
+    async def _cancelled(self) -> None:
+        """The result task was cancelled: write its line, then raise the cut error if ours.
+
+        A cancellation by the dispose timeout alone becomes its DISPOSE_TIMEOUT error; any
+        other cancellation is re-raised by the caller once the line has landed.
+        """
+        call = self._call
+        current = asyncio.current_task()
+        if call.cut_error is not None and current is not None and current.uncancel() == 0:
+            await asyncio.shield(call.line)
+            raise call.cut_error
+        self._claim(CancelledRunError())
+        with contextlib.suppress(Exception):
+            await asyncio.shield(call.line)
+
+    def _ended(self, task: asyncio.Task[SubagentResult]) -> None:
+        """Cancelled before its first step: the call still ends as a line; failures retrieved."""
+        if task.cancelled():
+            self._claim(CancelledRunError())
+        else:
+            task.exception()
 
     async def dispose(self) -> None:
         """Memoized: note the dispose time, then wait for upstream dispose and persistence."""
@@ -419,7 +508,7 @@ class RecordedRun:
 
     async def _dispose_once(self) -> None:
         upstream, persisted = await asyncio.gather(
-            self._run.dispose(), self._persisted, return_exceptions=True
+            self._run.dispose(), asyncio.shield(self._call.line), return_exceptions=True
         )
         failures = [item for item in (upstream, persisted) if isinstance(item, BaseException)]
         if len(failures) == 2:
@@ -429,9 +518,3 @@ class RecordedRun:
             )
         if failures:
             raise failures[0]
-
-
-def _retrieve(task: asyncio.Task[SubagentResult]) -> None:
-    """Mark a failed result as retrieved so an unawaited failure logs no stray warning."""
-    if not task.cancelled():
-        task.exception()
