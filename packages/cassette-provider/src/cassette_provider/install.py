@@ -26,6 +26,7 @@ from cassette_provider.recorder import DISPOSE_TIMEOUT, RecordingProvider
 from cassette_provider.redact import compile_redactor
 from cassette_provider.registry import ProviderRegistry
 from cassette_provider.replay import ReplayProvider, Timing
+from cassette_provider.timing import check_recorded_delays
 
 __all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
 
@@ -230,6 +231,10 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         or speed < 0.001
     ):
         raise _invalid("speed must be a finite number greater than or equal to 0.001")
+    if config.timing == "recorded":
+        delays = check_recorded_delays(cassette.interactions, 1.0 / float(speed))
+        if isinstance(delays, Failure):
+            raise delays.failure()
     matcher = value_or_raise(
         InteractionMatcher.build(
             cassette,

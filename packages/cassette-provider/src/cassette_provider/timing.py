@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Iterable
 from typing import Final
 
 from cassette_format.errors import CassetteError
+from cassette_format.records import CassetteInteraction
+from returns.result import Failure, Result, Success
 
 from cassette_provider.abort import AbortSignal
 from cassette_provider.clock import Clock
 from cassette_provider.errors import INVALID_CONFIG
 
-__all__ = ["MAX_CHUNK_MS", "checked_delay", "wait_abortable"]
+__all__ = [
+    "MAX_CHUNK_MS",
+    "MAX_REPLAY_DELAY_MS",
+    "check_recorded_delays",
+    "checked_delay",
+    "wait_abortable",
+]
 
 #: The longest single timer, as JavaScript's setTimeout allows.
 MAX_CHUNK_MS: Final = 2_147_483_647
+
+#: The longest delay recorded timing may ask of one call (24 hours, after speed scaling);
+#: anything longer is refused when the cassette loads, not waited out (issue 12).
+MAX_REPLAY_DELAY_MS: Final = 86_400_000
 
 
 def checked_delay(delay_ms: float) -> float:
@@ -35,6 +48,25 @@ def scaled(ms: float, scale: float) -> float:
             "recorded cassette timing cannot be scaled to a finite delay", INVALID_CONFIG
         )
     return value
+
+
+def check_recorded_delays(
+    interactions: Iterable[CassetteInteraction], scale: float
+) -> Result[None, CassetteError]:
+    """Refuse a cassette whose recorded timing, scaled, would wait past MAX_REPLAY_DELAY_MS."""
+    for interaction in interactions:
+        timing = interaction.timing
+        longest = max(timing.start_latency_ms, timing.duration_ms) * scale
+        if not math.isfinite(longest) or longest > MAX_REPLAY_DELAY_MS:
+            return Failure(
+                CassetteError(
+                    f'interaction "{interaction.call_key}" (sequence {interaction.sequence}) '
+                    f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
+                    'after speed scaling; replay it with timing "instant" or a higher speed',
+                    INVALID_CONFIG,
+                )
+            )
+    return Success(None)
 
 
 async def wait_abortable(delay_ms: float, signal: AbortSignal | None, clock: Clock) -> bool:
