@@ -113,7 +113,14 @@ class CassetteWriter:
         if isinstance(checked, Failure):
             raise checked.failure()
         absolute = os.path.abspath(os.fspath(path))
-        os.makedirs(os.path.dirname(absolute), exist_ok=True)
+        directory = os.path.dirname(absolute)
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as error:
+            raise CassetteFormatError(
+                f'cannot create the directory of cassette "{absolute}": {error.strerror}',
+                cause=error,
+            ) from error
         lock = acquire_writer_lock(absolute)
         try:
             return cls._open_locked(absolute, header, mode, lock)
