@@ -1,33 +1,124 @@
-"""cassette-provider: the subagent contract for Python harnesses, recording and offline replay."""
+"""cassette-provider: the subagent contract for Python harnesses, recording and offline replay.
 
-from cassette_format.errors import CassetteError, CassetteFormatError
-from cassette_topology.exceptions import CassetteAmbiguityError, CassetteMismatchError
+Names load on first use, so importing a submodule (the pytest plugin, say) does not pull in
+the recorder, replay and model stacks.
+"""
 
-from cassette_provider.abort import AbortController, AbortError, AbortSignal
-from cassette_provider.agent import SUBAGENT_ORIGIN, ParentAgent, SimpleAgent
-from cassette_provider.contract import (
-    ALL_CAPABILITIES,
-    Capabilities,
-    StartRequest,
-    SubagentProvider,
-    SubagentResult,
-    SubagentRun,
-)
-from cassette_provider.errors import CassetteRecordedError
-from cassette_provider.function_provider import FunctionProvider, FunctionRun, aborted_result
-from cassette_provider.install import CassetteHandle, RecordConfig, ReplayConfig, install_cassette
-from cassette_provider.models import (
-    ModelReplayError,
-    SessionLogFormatError,
-    SessionRecorder,
-    SessionReplayer,
-    SessionReplayMismatchError,
-    harvest_session_logs,
-    load_session_log,
-    session_scope,
-    write_session_logs,
-)
-from cassette_provider.registry import ProviderRegistry, ProviderRegistryError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cassette_format.errors import (
+        CassetteError,
+        CassetteFormatError,
+    )
+    from cassette_topology.exceptions import (
+        CassetteAmbiguityError,
+        CassetteMismatchError,
+    )
+
+    from cassette_provider.abort import (
+        AbortController,
+        AbortError,
+        AbortSignal,
+    )
+    from cassette_provider.agent import (
+        SUBAGENT_ORIGIN,
+        ParentAgent,
+        SimpleAgent,
+    )
+    from cassette_provider.contract import (
+        ALL_CAPABILITIES,
+        Capabilities,
+        StartRequest,
+        SubagentProvider,
+        SubagentResult,
+        SubagentRun,
+    )
+    from cassette_provider.errors import (
+        CassetteRecordedError,
+    )
+    from cassette_provider.function_provider import (
+        FunctionProvider,
+        FunctionRun,
+        aborted_result,
+    )
+    from cassette_provider.install import (
+        CassetteHandle,
+        RecordConfig,
+        ReplayConfig,
+        install_cassette,
+    )
+    from cassette_provider.models import (
+        ModelReplayError,
+        SessionLogFormatError,
+        SessionRecorder,
+        SessionReplayer,
+        SessionReplayMismatchError,
+        harvest_session_logs,
+        load_session_log,
+        session_scope,
+        write_session_logs,
+    )
+    from cassette_provider.registry import (
+        ProviderRegistry,
+        ProviderRegistryError,
+    )
+
+_MODULES = {
+    "CassetteError": "cassette_format.errors",
+    "CassetteFormatError": "cassette_format.errors",
+    "CassetteAmbiguityError": "cassette_topology.exceptions",
+    "CassetteMismatchError": "cassette_topology.exceptions",
+    "AbortController": "cassette_provider.abort",
+    "AbortError": "cassette_provider.abort",
+    "AbortSignal": "cassette_provider.abort",
+    "SUBAGENT_ORIGIN": "cassette_provider.agent",
+    "ParentAgent": "cassette_provider.agent",
+    "SimpleAgent": "cassette_provider.agent",
+    "ALL_CAPABILITIES": "cassette_provider.contract",
+    "Capabilities": "cassette_provider.contract",
+    "StartRequest": "cassette_provider.contract",
+    "SubagentProvider": "cassette_provider.contract",
+    "SubagentResult": "cassette_provider.contract",
+    "SubagentRun": "cassette_provider.contract",
+    "CassetteRecordedError": "cassette_provider.errors",
+    "FunctionProvider": "cassette_provider.function_provider",
+    "FunctionRun": "cassette_provider.function_provider",
+    "aborted_result": "cassette_provider.function_provider",
+    "CassetteHandle": "cassette_provider.install",
+    "RecordConfig": "cassette_provider.install",
+    "ReplayConfig": "cassette_provider.install",
+    "install_cassette": "cassette_provider.install",
+    "ModelReplayError": "cassette_provider.models",
+    "SessionLogFormatError": "cassette_provider.models",
+    "SessionRecorder": "cassette_provider.models",
+    "SessionReplayer": "cassette_provider.models",
+    "SessionReplayMismatchError": "cassette_provider.models",
+    "harvest_session_logs": "cassette_provider.models",
+    "load_session_log": "cassette_provider.models",
+    "session_scope": "cassette_provider.models",
+    "write_session_logs": "cassette_provider.models",
+    "ProviderRegistry": "cassette_provider.registry",
+    "ProviderRegistryError": "cassette_provider.registry",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import the module that defines `name` on first access and cache the value."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cassette_provider' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ALL_CAPABILITIES",
