@@ -68,8 +68,9 @@ def test_construction_refusals_follow_the_reference_summary(
 @pytest.mark.parametrize("case", VALID, ids=[c["name"] for c in VALID])
 def test_root_calls_replay_in_reverse_order(case: dict[str, object]) -> None:  # MATCH-2, TOPO-6
     cassette = load(case)
+    # Strict about subtrees: the reference's MATCH-4, where nested calls stay unconsumed.
     matcher = InteractionMatcher.build(
-        cassette, duplicate_policy="sequence", allow_redacted_replay=True
+        cassette, duplicate_policy="sequence", allow_redacted_replay=True, strict_subtrees=True
     ).unwrap()
     roots = sorted(
         (item for item in cassette.interactions if item.parent_key == "root"),

@@ -20,6 +20,8 @@ MismatchReason = Literal[
     "parent-and-request-changed",
 ]
 
+CandidateState = Literal["consumed", "covered", "available"]
+
 _SAMPLE_SIZE: Final = 3
 
 
@@ -44,7 +46,11 @@ class DiagnosticRequest:
 
 @dataclass(frozen=True, slots=True)
 class DiagnosticCandidate:
-    """A recorded interaction as a diagnostic may show it: identity, metadata, consumption."""
+    """A recorded interaction as a diagnostic may show it: identity, metadata, consumption.
+
+    `covered` marks an interaction recorded beneath a call whose recorded result replay
+    delivered: no live call consumed it, and none was expected to (issue 12).
+    """
 
     sequence: int
     call_key: str
@@ -54,10 +60,18 @@ class DiagnosticCandidate:
     request_fingerprint: str
     request_metadata: RequestMetadata
     consumed: bool
+    covered: bool = False
+
+    @property
+    def state(self) -> CandidateState:
+        """`consumed` by a live call, `covered` by a delivered ancestor, else `available`."""
+        if self.consumed:
+            return "consumed"
+        return "covered" if self.covered else "available"
 
     def as_document(self) -> dict[str, object]:
-        """Plain data in the reference key order."""
-        return {
+        """Plain data in the reference key order (DIAG-3); `covered` appears only when true."""
+        document: dict[str, object] = {
             "sequence": self.sequence,
             "callKey": self.call_key,
             "parentKey": self.parent_key,
@@ -67,6 +81,9 @@ class DiagnosticCandidate:
             "requestMetadata": self.request_metadata.to_json(),
             "consumed": self.consumed,
         }
+        if self.covered and not self.consumed:
+            document["covered"] = True
+        return document
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +191,14 @@ def _quoted_label(label: str | None) -> str:
 
 
 def mismatch_message(diagnostic: MismatchDiagnostic) -> str:
-    """DIAG-5: names the parent, label, fingerprints and at most three candidate call keys."""
+    """DIAG-5: names the parent, label, fingerprints and at most three candidate call keys.
+
+    Each sampled key says `consumed`, `available` or, beneath a delivered call, `covered`.
+    """
     actual = diagnostic.actual
     label = _quoted_label(actual.request_metadata.label)
     sample = ", ".join(
-        f"{candidate.call_key} ({'consumed' if candidate.consumed else 'available'})"
+        f"{candidate.call_key} ({candidate.state})"
         for candidate in diagnostic.candidates[:_SAMPLE_SIZE]
     )
     if diagnostic.reason == "group-exhausted":

@@ -27,6 +27,7 @@ from cassette_topology.errors import (
 )
 from cassette_topology.live import LiveCall
 from cassette_topology.metadata import request_metadata, stored_request_metadata
+from cassette_topology.subtrees import CallTree
 from cassette_topology.tracker import TopologySnapshot, TopologyTracker
 
 DuplicatePolicy = Literal["reject", "sequence"]
@@ -36,11 +37,12 @@ _UNCONSUMED_SAMPLE: Final = 5
 
 @dataclass(frozen=True, slots=True)
 class MatcherState:
-    """A frozen copy of what matching changes: topology, group heads and consumed keys."""
+    """A frozen copy of what matching changes: topology, group heads, consumed and covered keys."""
 
     topology: TopologySnapshot
     group_heads: tuple[tuple[GroupKey, int], ...]
     consumed: frozenset[str]
+    covered: frozenset[str] = frozenset()
 
 
 class _Group:
@@ -63,12 +65,14 @@ def _has_redacted_result(interaction: CassetteInteraction) -> bool:
 
 
 def _invalid_options(
-    duplicate_policy: object, allow_redacted_replay: object
+    duplicate_policy: object, allow_redacted_replay: object, strict_subtrees: object
 ) -> TopologyError | None:
     if not isinstance(duplicate_policy, str) or duplicate_policy not in _DUPLICATE_POLICIES:
         return TopologyError(INVALID_CONFIG, 'duplicatePolicy must be "reject" or "sequence"')
     if not isinstance(allow_redacted_replay, bool):
         return TopologyError(INVALID_CONFIG, "allowRedactedReplay must be a boolean")
+    if not isinstance(strict_subtrees, bool):
+        return TopologyError(INVALID_CONFIG, "strictSubtrees must be a boolean")
     return None
 
 
@@ -86,11 +90,29 @@ class InteractionMatcher:
     Build one with `InteractionMatcher.build`. `match` consumes exactly one interaction and
     commits only on success; `diagnose` runs the same analysis and changes nothing. Sibling
     groups are independent, so the order in which live siblings start does not matter.
+
+    Replay delivers a matched call's recorded result without re-running it, so what that
+    call made is never asked for again: unless `strict_subtrees`, every interaction recorded
+    beneath a consumed call key is *covered* and counts as consumed for `assert_consumed`.
+    Covering changes no lookup: a live call under a covered key still needs its exact group.
     """
 
-    __slots__ = ("_by_sequence", "_consumed_count", "_groups", "_physical", "_slots", "_tracker")
+    __slots__ = (
+        "_beneath",
+        "_by_sequence",
+        "_consumed_count",
+        "_covered_count",
+        "_groups",
+        "_physical",
+        "_slots",
+        "_strict_subtrees",
+        "_tracker",
+        "_tree",
+    )
 
-    def __init__(self, physical: Sequence[CassetteInteraction]) -> None:
+    def __init__(
+        self, physical: Sequence[CassetteInteraction], *, strict_subtrees: bool = False
+    ) -> None:
         """Index interactions as given (file order); use `build` to validate a cassette first."""
         self._physical: tuple[CassetteInteraction, ...] = tuple(physical)
         self._by_sequence = tuple(sorted(self._physical, key=lambda item: item.sequence))
@@ -110,6 +132,11 @@ class InteractionMatcher:
         }
         self._consumed_count = 0
         self._tracker = TopologyTracker()
+        self._strict_subtrees = strict_subtrees
+        self._tree = CallTree.of(self._physical)
+        # Keys beneath some consumed call, closed under descent; covered = these minus consumed.
+        self._beneath: set[str] = set()
+        self._covered_count = 0
 
     @classmethod
     def build(
@@ -118,6 +145,7 @@ class InteractionMatcher:
         *,
         duplicate_policy: object = "reject",
         allow_redacted_replay: object = False,
+        strict_subtrees: object = False,
     ) -> Result[InteractionMatcher, TopologyError]:
         """Validate options, duplicates and redactions, then index the cassette (MATCH-1).
 
@@ -127,8 +155,11 @@ class InteractionMatcher:
                 "sequence" replays them in occurrence order. Anything else is INVALID_CONFIG.
             allow_redacted_replay: whether a result stored with redactions may be replayed;
                 anything but a bool is INVALID_CONFIG.
+            strict_subtrees: when True, nothing is covered: every interaction, nested ones
+                included, must be consumed by a live call (MATCH-4 as the reference has it);
+                anything but a bool is INVALID_CONFIG.
         """
-        invalid = _invalid_options(duplicate_policy, allow_redacted_replay)
+        invalid = _invalid_options(duplicate_policy, allow_redacted_replay, strict_subtrees)
         if invalid is not None:
             return Failure(invalid)
         physical = tuple(cassette.interactions)
@@ -153,7 +184,7 @@ class InteractionMatcher:
                         "set allowRedactedReplay only if substituted output is acceptable",
                     )
                 )
-        return Success(cls(physical))
+        return Success(cls(physical, strict_subtrees=strict_subtrees is True))
 
     def match(self, call: LiveCall) -> Result[CassetteInteraction, TopologyError]:
         """Consume the next recorded occurrence of this call's exact group (MATCH-2).
@@ -184,7 +215,20 @@ class InteractionMatcher:
         self._tracker.remember_parent(call.parent, parent_key)
         group.position += 1
         self._consumed_count += 1
+        self._cover_beneath(head.call_key)
         return Success(head)
+
+    def _cover_beneath(self, delivered: str) -> None:
+        """Cover the subtree of a call whose recorded result replay now delivers."""
+        if delivered in self._beneath:
+            self._covered_count -= 1  # it was covered; a live call consumed it after all
+            return  # and its subtree is already beneath, as the set is closed under descent
+        if self._strict_subtrees:
+            return
+        for key in self._tree.beneath(delivered, self._beneath):
+            self._beneath.add(key)
+            if not self.is_consumed(key):
+                self._covered_count += 1
 
     def diagnose(
         self, call: LiveCall
@@ -230,12 +274,19 @@ class InteractionMatcher:
             request_fingerprint=item.request_fingerprint,
             request_metadata=stored_request_metadata(item.request),
             consumed=self.is_consumed(item.call_key),
+            covered=self.is_covered(item.call_key),
         )
 
     def assert_consumed(self) -> Result[None, TopologyError]:
-        """Fail when recorded interactions were never replayed, naming up to five (MATCH-4)."""
+        """Fail when interactions were neither replayed nor covered, naming up to five (MATCH-4).
+
+        Covered interactions (beneath a delivered call) count as consumed unless the matcher
+        is strict about subtrees; the message keeps the reference's wording either way.
+        """
         remaining = [
-            item.call_key for item in self._physical if not self.is_consumed(item.call_key)
+            item.call_key
+            for item in self._physical
+            if not self.is_consumed(item.call_key) and not self.is_covered(item.call_key)
         ]
         if not remaining:
             return Success(None)
@@ -248,19 +299,34 @@ class InteractionMatcher:
         )
 
     def is_consumed(self, call_key: str) -> bool:
-        """Whether the interaction with this call key has been replayed."""
+        """Whether the interaction with this call key has been replayed by a live call."""
         slot = self._slots.get(call_key)
         return slot is not None and slot[1] < slot[0].position
 
+    def is_covered(self, call_key: str) -> bool:
+        """Whether this interaction lies beneath a delivered call and no live call consumed it."""
+        return call_key in self._beneath and not self.is_consumed(call_key)
+
+    def covered(self) -> tuple[CassetteInteraction, ...]:
+        """The covered interactions, in physical order."""
+        if not self._covered_count:
+            return ()
+        return tuple(item for item in self._physical if self.is_covered(item.call_key))
+
     @property
     def consumed_count(self) -> int:
-        """How many interactions have been replayed."""
+        """How many interactions have been replayed by live calls."""
         return self._consumed_count
 
     @property
+    def covered_count(self) -> int:
+        """How many interactions are covered (beneath delivered calls, not replayed)."""
+        return self._covered_count
+
+    @property
     def remaining_count(self) -> int:
-        """How many interactions are still waiting to be replayed."""
-        return len(self._physical) - self._consumed_count
+        """How many interactions are neither replayed nor covered."""
+        return len(self._physical) - self._consumed_count - self._covered_count
 
     def state(self) -> MatcherState:
         """A frozen copy of everything `match` may change."""
@@ -272,6 +338,7 @@ class InteractionMatcher:
                 for group in self._groups.values()
                 for member in group.members[: group.position]
             ),
+            covered=frozenset(key for key in self._beneath if not self.is_consumed(key)),
         )
 
 
