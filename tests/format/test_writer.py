@@ -21,6 +21,7 @@ from cassette_format import (
     verify_file,
     writer_lock_path,
 )
+from cassette_format.partial import partial_siblings
 from returns.result import Failure, Success
 from support.paths import INTEROP
 
@@ -88,7 +89,9 @@ def test_sigkill_leaves_a_parseable_prefix(tmp_path: Path) -> None:  # WRITE-9, 
     assert child.pid is not None
     os.kill(child.pid, signal.SIGKILL)
     child.join(timeout=60)
-    data = Path(path).read_bytes()
+    assert not os.path.exists(path)  # create mode: the target appears only on a clean close
+    (partial,) = partial_siblings(path)
+    data = Path(partial.path).read_bytes()
     complete = data[: data.rfind(b"\n") + 1]
     prefix = parse_cassette(complete)
     assert isinstance(prefix, Success)
@@ -204,7 +207,9 @@ async def test_duplicates_refused_and_writer_poisoned(tmp_path: Path) -> None:  
     assert closing_again.value is caught.value
     with pytest.raises(CassetteFormatError, match=r"^cassette writer is closed$"):
         await writer.append(make_body(3))
-    assert verify_file(path)["interactions"] == 1
+    assert not path.exists()  # a poisoned recording is not committed; its prefix stays
+    assert writer.partial_path is not None
+    assert verify_file(writer.partial_path)["interactions"] == 1
 
 
 async def test_duplicate_call_key_refused(tmp_path: Path) -> None:
@@ -215,7 +220,8 @@ async def test_duplicate_call_key_refused(tmp_path: Path) -> None:
         await writer.append(make_body(2, request_tag="same"))
     with pytest.raises(CassetteFormatError):
         await writer.close()
-    assert verify_file(path)["interactions"] == 1
+    assert writer.partial_path is not None
+    assert verify_file(writer.partial_path)["interactions"] == 1
 
 
 async def test_invalid_interaction_never_reaches_disk(tmp_path: Path) -> None:  # WRITE-7
@@ -227,7 +233,8 @@ async def test_invalid_interaction_never_reaches_disk(tmp_path: Path) -> None:  
         await writer.append(bad)
     with pytest.raises(CassetteFormatError):
         await writer.close()
-    assert len(Path(path).read_bytes().splitlines()) == 1
+    assert writer.partial_path is not None
+    assert len(Path(writer.partial_path).read_bytes().splitlines()) == 1
 
 
 def test_invalid_header_touches_nothing(tmp_path: Path) -> None:  # WRITE-1
@@ -277,7 +284,8 @@ async def test_a_bad_append_inside_a_batch_stops_only_what_follows(tmp_path: Pat
     assert str(errors[0]) == "interaction sequence 1 was already written"
     with pytest.raises(CassetteFormatError):
         await writer.close()
-    assert verify_file(path)["interactions"] == 2
+    assert writer.partial_path is not None
+    assert verify_file(writer.partial_path)["interactions"] == 2
 
 
 async def test_an_unexpected_failure_fails_only_its_own_append(

@@ -25,7 +25,7 @@ from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM
 from cassette_provider.recorder import DISPOSE_TIMEOUT, RecordingProvider
 from cassette_provider.redact import compile_redactor
 from cassette_provider.registry import ProviderRegistry
-from cassette_provider.replay import ReplayProvider, Timing
+from cassette_provider.replay import ReplayProvider, ReplayTally, Timing, replayable
 from cassette_provider.timing import check_recorded_delays
 
 __all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
@@ -55,7 +55,12 @@ class RecordConfig:
 
 @dataclass(frozen=True, slots=True)
 class ReplayConfig:
-    """How to replay: cassette file, timing and speed, duplicate and redaction policies."""
+    """How to replay: cassette file, timing and speed, duplicate and redaction policies.
+
+    `strict_subtrees=True` makes `assert_consumed` demand a live call for every interaction,
+    including those recorded beneath a child whose recorded result replay delivered (which
+    are otherwise covered: counted as consumed, issue 12).
+    """
 
     file: str = DEFAULT_FILE
     provider: str = "cassette"
@@ -64,6 +69,7 @@ class ReplayConfig:
     duplicate_policy: Literal["reject", "sequence"] = "reject"
     allow_redacted_replay: bool = False
     assert_consumed: bool = True
+    strict_subtrees: bool = False
     clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
 
 
@@ -103,8 +109,12 @@ class CassetteHandle:
         *,
         consumed: Callable[[], None] | None = None,
         first: Callable[[], None] | None = None,
+        interrupted: Callable[[], None] | None = None,
+        tally: Callable[[], ReplayTally] | None = None,
     ) -> None:
         self._first = first
+        self._tally = tally
+        self._interrupted = interrupted
         self.mode = mode
         self.file = file
         self._consumed = consumed
@@ -115,6 +125,10 @@ class CassetteHandle:
         """Replay: raise CassetteMismatchError if interactions remain (MATCH-4); record: no-op."""
         if self._consumed is not None:
             self._consumed()
+
+    def replay_tally(self) -> ReplayTally | None:
+        """Replay: consumed, covered and remaining interactions so far; record: None."""
+        return None if self._tally is None else self._tally()
 
     async def dispose(self) -> None:
         """Dispose once; a failed dispose is raised again on every later call."""
@@ -133,6 +147,8 @@ class CassetteHandle:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        if exc_type is not None and self._interrupted is not None:
+            self._interrupted()  # record: an exception keeps the committed cassette as it was
         await self.dispose()
 
 
@@ -206,10 +222,15 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
                         f"{timeout} s; each was recorded as cut by the dispose timeout",
                         DISPOSE_TIMEOUT,
                     ) from error
+        except asyncio.CancelledError:
+            writer.mark_interrupted()  # a cancelled dispose (Ctrl-C) commits nothing
+            raise
         finally:
             await writer.close()
 
-    return CassetteHandle("record", writer.path, dispose, first=unregister)
+    return CassetteHandle(
+        "record", writer.path, dispose, first=unregister, interrupted=writer.mark_interrupted
+    )
 
 
 def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
@@ -219,10 +240,14 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         raise _invalid('timing must be "instant" or "recorded"')
     _check_flag(config.allow_redacted_replay, "allowRedactedReplay")
     _check_flag(config.assert_consumed, "assertConsumed")
+    _check_flag(config.strict_subtrees, "strictSubtrees")
     if config.duplicate_policy not in {"reject", "sequence"}:
         raise _invalid('duplicatePolicy must be "reject" or "sequence"')
     path = expand_path(file)
     cassette = load_cassette(path)
+    empty = replayable(cassette, path)
+    if isinstance(empty, Failure):
+        raise empty.failure()
     speed = config.speed
     if (
         isinstance(speed, bool)
@@ -240,6 +265,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
             cassette,
             duplicate_policy=config.duplicate_policy,
             allow_redacted_replay=config.allow_redacted_replay,
+            strict_subtrees=config.strict_subtrees,
         )
     )
     provider = ReplayProvider(
@@ -259,7 +285,9 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         if config.assert_consumed:
             consumed()
 
-    return CassetteHandle("replay", path, dispose, consumed=consumed, first=unregister)
+    return CassetteHandle(
+        "replay", path, dispose, consumed=consumed, first=unregister, tally=provider.tally
+    )
 
 
 def install_cassette(
