@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Literal, cast
+from dataclasses import dataclass
+from typing import Final, Literal, cast
 
 from cassette_format.cassette import CassetteFile
+from cassette_format.errors import CassetteError
 from cassette_format.records import (
     CassetteInteraction,
     RecordedError,
@@ -14,9 +16,9 @@ from cassette_format.records import (
     ResultOutcome,
     StartErrorOutcome,
 )
-from cassette_topology import InteractionMatcher, live_call
+from cassette_topology import InteractionMatcher, live_call, stored_request_metadata
 from cassette_topology.exceptions import value_or_raise
-from returns.result import Failure
+from returns.result import Failure, Result, Success
 
 from cassette_provider.abort import AbortController, AbortSignal
 from cassette_provider.clock import SYSTEM_CLOCK, Clock
@@ -28,9 +30,56 @@ from cassette_provider.recorder import live_parent
 from cassette_provider.snapshot import snapshot
 from cassette_provider.timing import checked_delay, scaled, wait_abortable
 
-__all__ = ["ReplayProvider", "ReplayRun", "Timing"]
+__all__ = [
+    "CASSETTE_EMPTY",
+    "CoveredCall",
+    "ReplayProvider",
+    "ReplayRun",
+    "ReplayTally",
+    "Timing",
+    "replayable",
+]
 
 Timing = Literal["instant", "recorded"]
+
+#: A cassette that verifies but holds no interaction: nothing to replay (issue 12).
+CASSETTE_EMPTY: Final = "CASSETTE_EMPTY"
+
+
+def replayable(cassette: CassetteFile, path: str) -> Result[CassetteFile, CassetteError]:
+    """The cassette if it holds an interaction; a header-only file is refused (CASSETTE_EMPTY).
+
+    A header and no calls is what a recording that made no subagent calls, or one stopped
+    before its first call ended, leaves behind; replaying it would only fail later with a
+    misleading `parent-not-found`.
+    """
+    if cassette.interactions:
+        return Success(cassette)
+    return Failure(
+        CassetteError(
+            f'cassette "{path}" holds no interactions: the recording made no subagent calls, '
+            "or it was interrupted before any call was written; record it again",
+            CASSETTE_EMPTY,
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CoveredCall:
+    """A covered interaction as reports show it: its keys and label, never its bodies."""
+
+    call_key: str
+    parent_key: str
+    label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayTally:
+    """How a replay used its cassette: replayed by live calls, covered beneath them, left."""
+
+    consumed: int
+    covered: tuple[CoveredCall, ...]
+    remaining: int
 
 
 def recorded_error(error: RecordedError) -> CassetteRecordedError:
@@ -63,6 +112,15 @@ class ReplayProvider(ProviderIdentity):
     def matcher(self) -> InteractionMatcher:
         """The matcher (for `assert_consumed`)."""
         return self._matcher
+
+    def tally(self) -> ReplayTally:
+        """Consumed, covered and remaining interactions so far (metadata only)."""
+        matcher = self._matcher
+        covered = tuple(
+            CoveredCall(item.call_key, item.parent_key, stored_request_metadata(item.request).label)
+            for item in matcher.covered()
+        )
+        return ReplayTally(matcher.consumed_count, covered, matcher.remaining_count)
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
