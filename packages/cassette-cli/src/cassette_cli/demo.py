@@ -82,6 +82,8 @@ class _Recording:
 
     observed: dict[str, _Observed] = field(default_factory=dict)
     completion_order: list[str] = field(default_factory=list)
+    #: Replay only: labels of calls covered by a delivered parent (not re-run), and that parent.
+    covered: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _upstream(children: Sequence[_Child], registry: ProviderRegistry) -> FunctionProvider:
@@ -157,17 +159,34 @@ async def _record(path: Path, children: Sequence[_Child]) -> _Recording:
         await handle.dispose()
 
 
+def _labels_by_call_key(path: Path) -> dict[str, str | None]:
+    """Each recorded call's label (request metadata), by call key."""
+    from cassette_format import load_cassette
+    from cassette_topology import stored_request_metadata
+
+    return {
+        item.call_key: stored_request_metadata(item.request).label
+        for item in load_cassette(path).interactions
+    }
+
+
 async def _replay(path: Path, children: Sequence[_Child]) -> _Recording:
     from cassette_provider import ProviderRegistry, ReplayConfig, SimpleAgent, install_cassette
 
     registry = ProviderRegistry()  # no upstream at all: replay never calls one
-    # The grandchild is not re-run (replay returns the child's recorded result), so its
-    # interaction stays unconsumed on purpose.
-    config = ReplayConfig(file=str(path), assert_consumed=False)
-    handle = install_cassette(registry, config)
+    # Default settings: dispose checks that every interaction was used. The grandchild is not
+    # re-run (replay returns the child's recorded result), so its interaction is covered.
+    handle = install_cassette(registry, ReplayConfig(file=str(path)))
     try:
         root = SimpleAgent(session_id="a-different-root-session")
-        return await _start_all(registry, root, list(reversed(children)))
+        replayed = await _start_all(registry, root, list(reversed(children)))
+        tally = handle.replay_tally()
+        if tally is not None:
+            labels = _labels_by_call_key(path)
+            replayed.covered = [
+                (call.label or "?", labels.get(call.parent_key) or "?") for call in tally.covered
+            ]
+        return replayed
     finally:
         await handle.dispose()
 
@@ -236,8 +255,13 @@ async def _scenario(directory: Path, narrator: _Narrator) -> bool:
             if same
             else palette.paint("a DIFFERENT outcome", "bad")
         )
-        narrator.say(f"{child.label:<9} {_describe(after)}: {verdict}")
+        narrator.say(f"{child.label:<10} {_describe(after)}: {verdict}")
+    for label, parent in replayed.covered:
+        narrator.say(f"{label:<10} covered: inside {parent}'s recorded result, not re-run")
+    expected_covered = [(c.grandchild, c.label) for c in _CHILDREN if c.grandchild is not None]
+    all_match = all_match and replayed.covered == expected_covered
     narrator.say("matched by parent path + parent context + request, not by completion order")
+    narrator.say("every recorded interaction was used: replayed, or covered by its parent")
 
     narrator.step(3, "Verify the hash chain")
     verified = narrator.run(
