@@ -21,6 +21,7 @@ import pytest
 if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
     from cassette_provider.install import CassetteHandle
     from cassette_provider.registry import ProviderRegistry
+    from cassette_provider.replay import ReplayTally
 
 RecordMode: TypeAlias = Literal["none", "once", "all"]
 """vcrpy / pytest-recording names: replay only, record when missing, re-record."""
@@ -30,6 +31,8 @@ DEFAULT_MODE: Final[RecordMode] = "none"
 MARKER: Final = "cassette"
 SUFFIX: Final = ".cassette.jsonl"
 DIAGNOSTIC_SECTION: Final = "subagent cassette diagnostic"
+REPLAY_SECTION: Final = "subagent cassette replay"
+_COVERED_SAMPLE: Final = 5
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _PLAN_KEYS: Final = frozenset({"path", "record_mode"})
 
@@ -168,6 +171,24 @@ def mismatch_report(error: BaseException) -> str | None:
     return "\n".join(lines)
 
 
+def covered_report(tally: ReplayTally | None) -> str | None:
+    """A replay's covered calls as report lines (call keys only), or None when none were.
+
+    Covered: recorded beneath a call whose recorded result replay delivered (issue 12).
+    """
+    if tally is None or not tally.covered:
+        return None
+    covered = tally.covered
+    lines = [
+        f"replayed {tally.consumed} interaction(s); {len(covered)} covered "
+        "(recorded beneath a delivered result, not re-run, counted as consumed):"
+    ]
+    lines += [f"  covered {call.call_key}" for call in covered[:_COVERED_SAMPLE]]
+    if len(covered) > _COVERED_SAMPLE:
+        lines.append(f"  ... and {len(covered) - _COVERED_SAMPLE} more")
+    return "\n".join(lines)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register `--cassette-mode` and the `cassette_mode` ini option."""
     group = parser.getgroup("cassette", "subagent cassettes")
@@ -252,12 +273,15 @@ class _CassetteSession:
     loop: asyncio.AbstractEventLoop
     owns_loop: bool
     finished: bool = False
+    covered: str | None = None
 
     def finish(self) -> BaseException | None:
         """Dispose of the handle once; return what it raised (unconsumed calls, write faults)."""
         if self.finished:
             return None
         self.finished = True
+        tally: Callable[[], ReplayTally | None] | None = getattr(self.handle, "replay_tally", None)
+        self.covered = covered_report(tally()) if tally is not None else None
         try:
             self.loop.run_until_complete(self.handle.dispose())
         except Exception as error:  # reported as the test's failure by the caller
@@ -363,8 +387,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Show a mismatch as its diagnostic, and a cassette fault after a failure as a section."""
+    """Show a mismatch as its diagnostic; late cassette faults and covered calls as sections."""
     report = yield
+    session = item.stash.get(_SESSION, None)
+    if call.when == "call" and session is not None and session.covered is not None:
+        report.sections.append((REPLAY_SECTION, session.covered))
     if call.when == "call" and call.excinfo is not None and report.failed:
         replacement = mismatch_report(call.excinfo.value)
         if replacement is not None:
