@@ -8,18 +8,21 @@ should a live call reach them. `strict_subtrees=True` is the reference's MATCH-4
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
+from cassette_format import parse_cassette
 from cassette_format.records import CassetteInteraction
 from cassette_topology.diagnostics import MismatchDiagnostic
 from cassette_topology.errors import CASSETTE_MISMATCH, INVALID_CONFIG
-from cassette_topology.live import LiveParent
+from cassette_topology.live import LiveCall, LiveParent
 from cassette_topology.matcher import InteractionMatcher
 from cassette_topology.subtrees import CallTree
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
+from support.paths import INTEROP
 from topology.builders import call, cassette, interaction, live_request
 
 ROOT = LiveParent("live-root")
@@ -256,3 +259,36 @@ def test_covered_is_exactly_the_descendants_of_delivered_calls(parents, data) ->
     assert isinstance(
         strict.assert_consumed(), Success if delivered == set(range(len(nodes))) else Failure
     )
+
+
+def reaches_root(parents: dict[str, str], key: str) -> bool:
+    """Whether following parent keys from `key` ends at `root` (not at an unrecorded key)."""
+    seen: set[str] = set()
+    while key in parents and key not in seen:
+        seen.add(key)
+        key = parents[key]
+    return key == "root"
+
+
+def test_reference_cassettes_replay_fully_once_their_root_calls_are_delivered() -> None:
+    """Over the interop corpus: delivering every root call covers each nested interaction."""
+    manifest = json.loads((INTEROP / "manifest.json").read_text(encoding="utf-8"))
+    nested_seen = 0
+    for case in manifest["cases"]:
+        if case["type"] != "cassette" or case["verdict"] != "valid":
+            continue
+        (relative,) = case["files"]
+        loaded = parse_cassette((INTEROP / relative).read_bytes(), relative).unwrap()
+        parents = {item.call_key: item.parent_key for item in loaded.interactions}
+        matcher = InteractionMatcher.build(
+            loaded, duplicate_policy="sequence", allow_redacted_replay=True
+        ).unwrap()
+        roots = [item for item in loaded.interactions if item.parent_key == "root"]
+        for item in roots:
+            live = LiveCall(ROOT, item.parent_context_fingerprint, item.request_fingerprint, {})
+            assert isinstance(matcher.match(live), Success), relative
+        orphans = [i.call_key for i in loaded.interactions if not reaches_root(parents, i.call_key)]
+        nested_seen += len(loaded.interactions) - len(roots) - len(orphans)
+        assert matcher.covered_count == len(loaded.interactions) - len(roots) - len(orphans)
+        assert matcher.remaining_count == len(orphans), relative
+    assert nested_seen > 0  # the corpus does hold nested calls
