@@ -30,6 +30,10 @@ def run_verify_file(path: str, *, as_json: bool, output: Output, jobs: int | Non
     """
     from cassette_format import verify_file
 
+    from cassette_cli.incomplete import incomplete_notes
+
+    for note in incomplete_notes(path):  # stderr only: the reference's output is unchanged
+        output.err(note)
     try:
         summary = verify_file(path, jobs=jobs)
     except Exception as error:  # the CLI edge: every failure is a message

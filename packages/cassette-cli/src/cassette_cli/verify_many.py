@@ -174,6 +174,11 @@ def run_verify_many(command: VerifyCommand, output: Output) -> int:
         verdicts = _verify_all(paths, jobs, progress.advance)
     finally:
         progress.clear()
+    from cassette_cli.incomplete import incomplete_notes
+
+    for verdict in verdicts:  # stderr only, so the documents and lines stay as they are
+        for note in incomplete_notes(verdict.path):
+            output.err(note)
     if command.json:
         document = _document(verdicts, expansion.empty)
         output.out(json_document(document))

@@ -1,0 +1,48 @@
+"""Warnings about partial recordings for `verify`: printed on stderr, so documents stay as-is.
+
+A `create`/`truncate` recording fills `<target>.partial-<pid>-<token>` and renames it over
+the target only on a clean close (cassette_format.partial). When one is left behind the
+recording was interrupted, or is still running, and the target does not hold it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cassette_format.partial import PartialRecording, partial_recording, partial_siblings
+
+from cassette_cli.display import display
+
+__all__ = ["incomplete_notes"]
+
+
+def _writer_state(partial: PartialRecording) -> str:
+    if partial.writer_running():
+        return f"its writer (pid {partial.pid}) is still running: not committed yet"
+    return f"its writer (pid {partial.pid}) is gone: the recording was interrupted"
+
+
+def _same_file(left: str, right: str) -> bool:
+    try:
+        return os.path.samefile(left, right)
+    except (OSError, ValueError):
+        return False
+
+
+def incomplete_notes(path: str) -> list[str]:
+    """One warning line per incomplete recording `path` is, or has beside it."""
+    notes: list[str] = []
+    itself = partial_recording(path)
+    if itself is not None:
+        notes.append(
+            f'warning: "{display(path)}" is an incomplete recording of '
+            f'"{display(itself.target)}"; {_writer_state(itself)}'
+        )
+    for sibling in partial_siblings(path):
+        if _same_file(sibling.path, path):
+            continue
+        notes.append(
+            f'warning: incomplete recording "{display(sibling.path)}" beside '
+            f'"{display(path)}"; {_writer_state(sibling)}'
+        )
+    return notes
