@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,8 @@ async def test_append_continues_a_reference_chain(tmp_path: Path, name: str) -> 
         request_storage=existing.request_storage,
         redact_secrets=existing.redact_secrets,
         redaction_patterns=existing.redaction_patterns,
+        cassette_id="00000000-0000-4000-8000-00000000000a",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
     ).unwrap()
     async with await CassetteWriter.open(path, requested, "append") as writer:
         assert writer.header == existing

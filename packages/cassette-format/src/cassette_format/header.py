@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -52,18 +51,18 @@ def create_header(
     inherits_parent_context: bool,
     request_storage: RequestStorage,
     redact_secrets: bool,
+    cassette_id: str,
+    created_at: datetime,
     redaction_patterns: Iterable[str] = (),
-    cassette_id: str | None = None,
-    created_at: datetime | None = None,
 ) -> Result[CassetteHeader, CassetteFormatError]:
-    """A new header: random UUIDv4 id, current time, hash computed last, then validated.
+    """A new header from its facts, id and creation time; hash computed last, then validated.
 
-    `cassette_id` and `created_at` may be given for reproducible headers (tests, tools).
+    Pure: the caller supplies the id and the time (the recorder passes a UUIDv4 and the
+    current time, FMT-22), so the same inputs always give the same header.
     """
-    moment = datetime.now(UTC) if created_at is None else created_at
     unsealed = CassetteHeader(
-        cassette_id=str(uuid.uuid4()) if cassette_id is None else cassette_id,
-        created_at=iso_timestamp(moment),
+        cassette_id=cassette_id,
+        created_at=iso_timestamp(created_at),
         provider=ProviderFacts(
             cassette=cassette,
             upstream=upstream,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -191,6 +192,8 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         request_storage=config.request_storage,
         redact_secrets=config.redact_secrets,
         redaction_patterns=patterns,
+        cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
+        created_at=datetime.now(UTC),
     )
     if isinstance(header, Failure):
         raise header.failure()
