@@ -223,8 +223,8 @@ class InteractionMatcher:
         if delivered in self._beneath:
             self._covered_count -= 1  # it was covered; a live call consumed it after all
             return  # and its subtree is already beneath, as the set is closed under descent
-        if self._strict_subtrees:
-            return
+        if self._strict_subtrees or delivered not in self._tree.children:
+            return  # the common case, a leaf: no walk at all
         for key in self._tree.beneath(delivered, self._beneath):
             self._beneath.add(key)
             if not self.is_consumed(key):
