@@ -37,4 +37,4 @@ def test_plugin_import_loads_no_cassette_stack(pytester: pytest.Pytester) -> Non
     assert _names(result.outlines, "LOADED") == _PLUGIN_ONLY
     after = _names(result.outlines, "AFTER")
     assert "cassette_provider.registry" in after  # the probe does see what a fixture loads
-    assert _PLUGIN_ONLY < after
+    assert after > _PLUGIN_ONLY
