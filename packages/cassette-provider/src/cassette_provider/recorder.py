@@ -235,7 +235,11 @@ class RecordingProvider(ProviderIdentity):
             raise normalized.failure()
         body = normalized.unwrap()
         if self._storage == "metadata":
-            view: RequestView = MetadataRequestView(metadata=value_or_raise(request_metadata(body)))
+            metadata = value_or_raise(request_metadata(body))
+            # Issue 14: the stored label and names are redacted too (the file gets committed).
+            view: RequestView = MetadataRequestView(
+                metadata=self._redactor.redact_metadata(metadata)
+            )
         else:
             view = _full_view(body, self._redactor)
         context = normalize_parent_context(request.parent, self._inherits)

@@ -1,52 +1,89 @@
-"""Persistence redaction: secret keys, credential patterns, protected block fields (REDACT-*)."""
+"""Persistence redaction: secret keys, credential patterns, protected block fields (REDACT-*).
+
+The reference's four patterns run first, exactly as the reference applies them, so a string
+they fully clean is stored byte for byte as the reference stores it; the catalogue of
+credential shapes (secret_shapes.py) runs next, then custom patterns. Object keys are
+redacted too, with the reference patterns and the catalogue (custom patterns apply to
+values only, as in the reference, so a broad custom pattern cannot rename schema members).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from cassette_format.records import RequestMetadata, ToolFilter
 from returns.result import Failure, Result, Success
 
 from cassette_provider.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
+from cassette_provider.secret_shapes import compiled_shapes
 
 __all__ = [
     "REDACTED",
     "ProtectedFieldError",
     "Redactor",
     "builtin_patterns",
+    "catalogue_patterns",
     "compile_redactor",
     "is_secret_key",
 ]
 
 REDACTED: Final = "[REDACTED]"
 _EXACT_KEYS: Final = frozenset({"apikey", "authorization", "cookie", "password", "secret", "token"})
-_KEY_SUFFIXES: Final = ("apikey", "accesstoken", "refreshtoken", "idtoken", "clientsecret")
+#: The reference's suffixes (REDACT-2), then ours: private keys, AWS secret keys and session
+#: tokens, auth tokens and passwd spellings. `tokenCount`, `secretQuestion`, `apiKeyLabel` stay.
+_KEY_SUFFIXES: Final = (
+    "apikey",
+    "accesstoken",
+    "refreshtoken",
+    "idtoken",
+    "clientsecret",
+    "privatekey",
+    "secretkey",
+    "secretaccesskey",
+    "sessiontoken",
+    "authtoken",
+    "passwd",
+)
 _NOT_KEY_CHARS: Final = re.compile(r"[^a-z0-9]")
 _S: Final = JS_SPACE_CLASS
 
 
 def is_secret_key(key: str) -> bool:
-    """Whether an object member's key names a secret (REDACT-2)."""
+    """Whether an object member's key names a secret (REDACT-2, extended by issue 14)."""
     normalized = _NOT_KEY_CHARS.sub("", key.lower())
     return normalized in _EXACT_KEYS or normalized.endswith(_KEY_SUFFIXES)
 
 
 def builtin_patterns() -> tuple[re.Pattern[str], ...]:
-    """The four built-in credential patterns, in order (REDACT-3)."""
+    """The reference's four credential patterns, in order (REDACT-3).
+
+    Pattern 4 is written so that it finds exactly the reference's matches in linear time:
+    a name run is entered only at its start (the reference's leading `\\b[a-z0-9_-]*` retried
+    from every position of a run, quadratic on `a-a-a-…`), and the separator's repetitions
+    are possessive (they never need to give characters back). Since capture 1 is kept
+    verbatim, where inside the run a match starts never changes the output or the count.
+    """
     ai = re.ASCII | re.IGNORECASE
     return (
         re.compile(rf"\b(?:Bearer{_S}+)[A-Za-z0-9._~+/=-]{{8,}}", ai),
         re.compile(r"\b(?:sk[-_]|gh[opusr]_)[A-Za-z0-9_-]{12,}\b", ai),
         re.compile(r"\bAKIA[0-9A-Z]{16}\b", re.ASCII),
         re.compile(
-            r"(\b(?:[a-z0-9_-]*api[_-]?key|[a-z0-9_-]*(?:access|refresh|id)[_-]?token"
-            r"|[a-z0-9_-]*client[_-]?secret|authorization|password|secret|token)"
-            rf"{_S}*[\"']?{_S}*[:=]{_S}*[\"']?)([^\"'{_S[1:-1]},}}]{{4,}})",
+            r"((?:(?<![a-z0-9_-])[a-z0-9_-]*(?:api[_-]?key|(?:access|refresh|id)[_-]?token"
+            r"|client[_-]?secret)|\b(?:authorization|password|secret|token))"
+            rf"{_S}*+[\"']?{_S}*+[:=]{_S}*+[\"']?+)([^\"'{_S[1:-1]},}}]{{4,}})",
             ai,
         ),
     )
+
+
+def catalogue_patterns() -> tuple[re.Pattern[str], ...]:
+    """The catalogued credential shapes' patterns, in catalogue order (secret_shapes.py)."""
+    return tuple(shape.pattern for shape in _SHAPES)
 
 
 class ProtectedFieldError(Exception):
@@ -59,27 +96,77 @@ def _keep_prefix(match: re.Match[str]) -> str:
     return match.group(1) + REDACTED
 
 
+def _keep_around_secret(match: re.Match[str]) -> str:
+    start, end = match.span("secret")
+    whole = match.string
+    return whole[match.start() : start] + REDACTED + whole[end : match.end()]
+
+
+def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
+    """Run each pattern on the previous output; every match counts (REDACT-5)."""
+    total = 0
+    lowered: str | None = None
+    for pattern in patterns:
+        hints = _HINTS.get(pattern)
+        if hints:
+            if lowered is None:
+                lowered = text.lower()
+            if not any(hint in lowered for hint in hints):
+                continue
+        if pattern is _REFERENCE_ASSIGNMENT:
+            text, count = pattern.subn(_keep_prefix, text)
+        elif "secret" in pattern.groupindex:
+            text, count = pattern.subn(_keep_around_secret, text)
+        else:
+            text, count = pattern.subn(REDACTED, text)
+        if count:
+            total += count
+            lowered = None
+    return text, total
+
+
 @dataclass(frozen=True, slots=True)
 class Redactor:
-    """Compiled patterns (built-ins then custom); `enabled=False` redacts nothing."""
+    """Compiled patterns (built-ins then custom); `enabled=False` redacts nothing.
+
+    `key_patterns` are the ones applied to object keys: the built-ins without custom patterns.
+    """
 
     enabled: bool
     patterns: tuple[re.Pattern[str], ...]
+    key_patterns: tuple[re.Pattern[str], ...] = ()
 
     def redact_text(self, text: str) -> tuple[str, int]:
         """Apply each pattern to the previous output; every match counts (REDACT-5)."""
-        total = 0
-        for pattern in self.patterns:
-            replacement = (
-                _keep_prefix if pattern.groups >= 2 and pattern in _BUILTIN[3:] else REDACTED
-            )
-            text, count = pattern.subn(replacement, text)
-            total += count
-        return text, total
+        return _apply(self.patterns, text)
 
     def matches_any(self, text: str) -> bool:
         """Whether any pattern matches somewhere in `text`."""
         return any(pattern.search(text) is not None for pattern in self.patterns)
+
+    def redact_metadata(self, metadata: RequestMetadata) -> RequestMetadata:
+        """The metadata view with its strings redacted (label, child provider/model, tools)."""
+        if not self.enabled:
+            return metadata
+
+        def text(value: str | None) -> str | None:
+            return None if value is None else self.redact_text(value)[0]
+
+        def names(value: Sequence[str] | None) -> tuple[str, ...] | None:
+            return None if value is None else tuple(self.redact_text(item)[0] for item in value)
+
+        tools = metadata.tool_filter
+        return dataclasses.replace(
+            metadata,
+            label=text(metadata.label),
+            child_provider=text(metadata.child_provider),
+            child_model=text(metadata.child_model),
+            tool_filter=(
+                None
+                if tools is None
+                else ToolFilter(allow=names(tools.allow), deny=names(tools.deny))
+            ),
+        )
 
     def redact(
         self, value: object, content_root: str | None = None
@@ -113,6 +200,7 @@ class Redactor:
                         count += found
                     elif isinstance(item, (dict, list)):
                         stack.append(item)
+                count += self._rename_keys(node)
             elif isinstance(node, list):
                 for index, item in enumerate(node):
                     if isinstance(item, str):
@@ -122,8 +210,41 @@ class Redactor:
                         stack.append(item)
         return Success((value, count))
 
+    def _rename_keys(self, node: dict[str, object]) -> int:
+        """Redact the object's keys in place; returns the match count.
+
+        A changed key that collides with another key gets `#2`, `#3`, … appended; renamed keys
+        are numbered in sorted order of the original keys, so the output does not depend on
+        insertion order. Values stay with their keys and the object keeps its identity.
+        """
+        renamed: dict[str, str] = {}
+        count = 0
+        for key in node:
+            new_key, found = _apply(self.key_patterns, key)
+            if found:
+                renamed[key] = new_key
+                count += found
+        if not renamed:
+            return 0
+        taken = {key for key in node if key not in renamed}
+        final: dict[str, str] = {}
+        for key in sorted(renamed):
+            candidate, suffix = renamed[key], 2
+            while candidate in taken:
+                candidate, suffix = f"{renamed[key]}#{suffix}", suffix + 1
+            taken.add(candidate)
+            final[key] = candidate
+        members = [(final.get(key, key), item) for key, item in node.items()]
+        node.clear()
+        node.update(members)
+        return count
+
 
 _BUILTIN: Final = builtin_patterns()
+_REFERENCE_ASSIGNMENT: Final = _BUILTIN[3]
+_SHAPES: Final = compiled_shapes()
+_HINTS: Final = {shape.pattern: shape.shape.hints for shape in _SHAPES}
+_KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 
 def _protected_fields(value: object, content_root: str | None) -> set[tuple[int, str]]:
@@ -146,13 +267,16 @@ def _protected_fields(value: object, content_root: str | None) -> set[tuple[int,
 
 
 def compile_redactor(enabled: bool, custom: Sequence[str]) -> Result[Redactor, PatternError]:
-    """Built-ins plus translated custom patterns; nothing is compiled when disabled (REDACT-1)."""
+    """Built-ins plus translated custom patterns; nothing is compiled when disabled (REDACT-1).
+
+    The built-ins are the reference's four patterns and then the catalogued shapes.
+    """
     if not enabled:
         return Success(Redactor(enabled=False, patterns=()))
-    compiled: list[re.Pattern[str]] = list(_BUILTIN)
+    compiled: list[re.Pattern[str]] = list(_KEY_PATTERNS)
     for source in custom:
         pattern = compile_js_pattern(source)
         if isinstance(pattern, Failure):
             return pattern
         compiled.append(pattern.unwrap())
-    return Success(Redactor(enabled=True, patterns=tuple(compiled)))
+    return Success(Redactor(enabled=True, patterns=tuple(compiled), key_patterns=_KEY_PATTERNS))
