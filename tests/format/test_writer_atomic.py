@@ -362,7 +362,7 @@ def _small_tmpfs(directory: Path, size: str) -> Iterator[Path]:
     try:
         yield directory
     finally:
-        subprocess.run(["umount", str(directory)], check=False)
+        subprocess.run(["umount", "-l", str(directory)], check=False)
 
 
 async def _fill(writer: CassetteWriter) -> tuple[int, CassetteFormatError]:
