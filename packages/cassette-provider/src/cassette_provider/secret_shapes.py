@@ -18,10 +18,18 @@ Secret values never start with `[`, so a shape does not re-count earlier `[REDAC
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["CANARY_CLASSES", "SHAPES", "CompiledShape", "SecretShape", "compiled_shapes"]
+__all__ = [
+    "CANARY_CLASSES",
+    "SHAPES",
+    "CompiledShape",
+    "SecretShape",
+    "compiled_shapes",
+    "expand_canary",
+]
 
 #: Character classes of canary template runs, e.g. `{h32}` = 32 lowercase hex digits.
 CANARY_CLASSES: Final = {
@@ -250,7 +258,7 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
         r"\b(?:proxy-)?authorization[\"']?\s{0,4}[:=]\s{0,4}[\"']?"
         r"(?:\[REDACTED\]|basic|digest|token|api-?key|negotiate|ntlm)[ \t]{1,4}"
         + _NOT_REDACTED
-        + r"(?P<secret>[A-Za-z0-9+/=._~-]{6,8192}+)",
+        + r"(?P<secret>[A-Za-z0-9+/=._~-]{6,8192}+)(?!:)",
         ("authorization",),
         "Authorization: Basic {b24}==",
         i=True,
@@ -500,7 +508,7 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
         r"|client[_-]?secret|auth[_-]?token|passwd|passphrase|credentials?)"
         + _SEP
         + _NOT_REDACTED
-        + r"(?P<secret>[^\"'\s,}]{4,4096}+)",
+        + r"(?P<secret>[^\"'\s,}]{4,4096}+)(?!\s{0,4}[:=])",
         ("private", "secret", "session", "auth", "passwd", "passphrase", "credential"),
         "db_passphrase = {a20}",
         i=True,
@@ -517,3 +525,23 @@ def compiled_shapes() -> tuple[CompiledShape, ...]:
         )
         for shape in SHAPES
     )
+
+
+_CANARY_RUN: Final = re.compile(r"\{([A-Za-z])([0-9]+)\}")
+
+
+def expand_canary(template: str, choose: Callable[[str], str]) -> tuple[str, tuple[str, ...]]:
+    """A canary from a template, and its random runs; `choose` picks one character of a class.
+
+    Tests build their secrets at run time this way, so no credential-shaped literal is ever
+    committed (secret scanners and push protection would rightly flag one).
+    """
+    runs: list[str] = []
+
+    def fill(match: re.Match[str]) -> str:
+        alphabet = CANARY_CLASSES[match.group(1)]
+        run = "".join(choose(alphabet) for _ in range(int(match.group(2))))
+        runs.append(run)
+        return run
+
+    return _CANARY_RUN.sub(fill, template), tuple(runs)
