@@ -1,16 +1,25 @@
 """Pure per-session model replay: log naming, harvest order, scripts and session binding."""
 
 from cassette_topology.sessions.binding import (
+    BINDING_POLICIES,
+    BY_REQUEST,
+    FIRST_CALL,
+    BindingPolicy,
     BindingState,
+    LiveModelCall,
     ScriptedCall,
     check_consumed,
+    cover_subagent,
+    is_covered,
     next_call,
+    route_call,
     start_binding,
     unconsumed_message,
 )
 from cassette_topology.sessions.codec import encode_session_log, parse_session_log
 from cassette_topology.sessions.errors import (
     ANONYMOUS_SESSION_LABEL,
+    SESSION_AMBIGUOUS,
     SESSION_EXHAUSTED,
     SESSION_EXTRA,
     SESSION_HARVEST,
@@ -22,6 +31,7 @@ from cassette_topology.sessions.errors import (
     SESSION_REQUEST_CHANGED,
     SESSION_REQUEST_INVALID,
     SESSION_UNCONSUMED,
+    SESSION_UNMATCHED,
     SessionError,
     session_label,
 )
@@ -48,10 +58,15 @@ from cassette_topology.sessions.records import (
     SessionLogHeader,
 )
 from cassette_topology.sessions.scripts import SessionScript, derive_script, derive_scripts
+from cassette_topology.sessions.volatile import binding_fingerprint, normalize_volatile_ids
 
 __all__ = [
     "ANONYMOUS_SESSION_LABEL",
+    "BINDING_POLICIES",
+    "BY_REQUEST",
+    "FIRST_CALL",
     "PRIMARY_ROLE",
+    "SESSION_AMBIGUOUS",
     "SESSION_EXHAUSTED",
     "SESSION_EXTRA",
     "SESSION_HARVEST",
@@ -65,7 +80,10 @@ __all__ = [
     "SESSION_REQUEST_CHANGED",
     "SESSION_REQUEST_INVALID",
     "SESSION_UNCONSUMED",
+    "SESSION_UNMATCHED",
+    "BindingPolicy",
     "BindingState",
+    "LiveModelCall",
     "RecordedCall",
     "ScriptedCall",
     "SessionError",
@@ -73,17 +91,22 @@ __all__ = [
     "SessionLogHeader",
     "SessionLogName",
     "SessionScript",
+    "binding_fingerprint",
     "check_consumed",
+    "cover_subagent",
     "created_at_instant",
     "derive_script",
     "derive_scripts",
     "encode_session_log",
+    "is_covered",
     "next_call",
     "next_generation_names",
+    "normalize_volatile_ids",
     "order_headers",
     "order_primary_first",
     "parse_session_log",
     "parse_session_log_name",
+    "route_call",
     "select_generations",
     "select_session_log_paths",
     "session_label",

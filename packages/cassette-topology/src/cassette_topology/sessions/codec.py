@@ -32,7 +32,18 @@ from cassette_topology.sessions.records import (
 )
 
 _HEADER_KEYS: Final = frozenset(
-    {"kind", "format", "version", "id", "createdAt", "parentSession", "seedCalls", "hash"}
+    {
+        "kind",
+        "format",
+        "version",
+        "id",
+        "createdAt",
+        "parentSession",
+        "seedCalls",
+        "callKey",
+        "firstCallOrdinal",
+        "hash",
+    }
 )
 _ENTRY_KEYS: Final = {
     REQUEST_KIND: frozenset(
@@ -147,6 +158,10 @@ def _header_problem(line: int, record: dict[str, JsonValue]) -> SessionError | N
             return _problem(line, "header.seedCalls must be a non-negative safe integer")
         if "parentSession" not in record:
             return _problem(line, "header.seedCalls requires header.parentSession")
+    if "callKey" in record and not _is_text(record["callKey"]):
+        return _problem(line, "header.callKey must be a non-empty string when present")
+    if "firstCallOrdinal" in record and not _is_count(record["firstCallOrdinal"], 0):
+        return _problem(line, "header.firstCallOrdinal must be a non-negative safe integer")
     return None
 
 
@@ -157,11 +172,15 @@ def _read_header(line: int, record: dict[str, JsonValue]) -> Result[_ParseState,
         return Failure(problem)
     parent = record.get("parentSession")
     seed = record.get("seedCalls")
+    key = record.get("callKey")
+    ordinal = record.get("firstCallOrdinal")
     header = SessionLogHeader(
         id=str(record["id"]),
         created_at=str(record["createdAt"]),
         parent_session=parent if isinstance(parent, str) else None,
         seed_calls=seed if isinstance(seed, int) else None,
+        call_key=key if isinstance(key, str) else None,
+        first_call_ordinal=ordinal if isinstance(ordinal, int) else None,
     )
     return _check_hash(line, record).map(lambda digest: _ParseState(header, (), None, digest))
 
@@ -371,6 +390,10 @@ def header_record(header: SessionLogHeader) -> dict[str, JsonValue]:
         record["parentSession"] = header.parent_session
     if header.seed_calls is not None:
         record["seedCalls"] = header.seed_calls
+    if header.call_key is not None:
+        record["callKey"] = header.call_key
+    if header.first_call_ordinal is not None:
+        record["firstCallOrdinal"] = header.first_call_ordinal
     return record
 
 

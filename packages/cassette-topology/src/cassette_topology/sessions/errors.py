@@ -25,6 +25,10 @@ SESSION_REQUEST_CHANGED: Final = "SESSION_REQUEST_CHANGED"
 SESSION_MIXED: Final = "SESSION_MIXED"
 #: An explicit first-call ordinal is out of range, taken, or contradicts a binding.
 SESSION_ORDINAL: Final = "SESSION_ORDINAL"
+#: A new live session's first request matches no unclaimed recorded script.
+SESSION_UNMATCHED: Final = "SESSION_UNMATCHED"
+#: Several unclaimed scripts with different calls share a new session's first request.
+SESSION_AMBIGUOUS: Final = "SESSION_AMBIGUOUS"
 #: Recorded calls were left unconsumed when the replay ended.
 SESSION_UNCONSUMED: Final = "SESSION_UNCONSUMED"
 #: A model request is not lossless canonical JSON, so it cannot be fingerprinted.

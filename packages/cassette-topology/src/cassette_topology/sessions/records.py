@@ -20,16 +20,20 @@ RESPONSE_KIND: Final = "session-log/response"
 
 @dataclass(frozen=True, slots=True)
 class SessionLogHeader:
-    """Who the recorded session was: id, creation time, parent and fork seed boundary.
+    """Who the recorded session was: id, creation time, parent, seed boundary, binding facts.
 
     `seed_calls` is the persisted fork seed boundary: the first `seed_calls` calls of a fork
     child's log are the parent's seeded prefix and never part of the child's script.
+    `call_key` is the subagent call key of a child started through the subagent cassette (its
+    topology identity); `first_call_ordinal` is the ordinal the session declared at record time.
     """
 
     id: str
     created_at: str
     parent_session: str | None = None
     seed_calls: int | None = None
+    call_key: str | None = None
+    first_call_ordinal: int | None = None
 
     @property
     def is_primary(self) -> bool:

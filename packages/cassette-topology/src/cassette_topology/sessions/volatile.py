@@ -1,0 +1,81 @@
+"""Volatile-id normalization of model requests before they are compared for binding.
+
+Tool-call ids are minted per run (by the model or the SDK), so two runs of the same session
+ask the same thing with different ids. As for parent context (NORM-10), every such id is
+renumbered `call-<n>` by first appearance, so equal requests get equal binding fingerprints.
+The walk is depth-first with object keys in canonical (UTF-16 code-unit) order, so a request
+read back from a canonical log numbers its ids exactly as the live request did. Only ids are
+touched; every other value is kept as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from cassette_canonical import JsonValue, canonical_json, fingerprint, parse_json, utf16_sort_key
+from returns.result import Failure, Result, Success
+
+from cassette_topology.sessions.errors import SESSION_REQUEST_INVALID, SessionError
+
+#: Keys whose string value refers to a tool call by id (OpenAI, DSH surface, Anthropic).
+_REFERENCE_KEYS: Final = frozenset(
+    {"tool_call_id", "toolCallId", "callId", "call_id", "tool_use_id"}
+)
+#: `type` values of objects whose own `id` is a tool-call id.
+_CALL_TYPES: Final = frozenset({"function", "tool-call", "tool_use", "function_call"})
+_INVALID: Final = SessionError(
+    SESSION_REQUEST_INVALID, "a model request is not lossless canonical JSON"
+)
+
+
+def _renumbered(raw: str, ids: dict[str, str]) -> str:
+    """`call-<n>` for a raw id, numbered by first appearance."""
+    known = ids.get(raw)
+    if known is None:
+        known = f"call-{len(ids) + 1}"
+        ids[raw] = known
+    return known
+
+
+def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[JsonValue]:
+    """Renumber one object's own ids in place; answer its nested values in key order."""
+    nested: list[JsonValue] = []
+    is_call = value.get("type") in _CALL_TYPES
+    for key in sorted(value, key=utf16_sort_key):
+        item = value[key]
+        if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
+            value[key] = _renumbered(item, ids)
+        elif isinstance(item, dict | list):
+            nested.append(item)
+    return nested
+
+
+def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, SessionError]:
+    """A copy of `request` with tool-call ids renumbered by first appearance (depth-first).
+
+    The copy comes from a canonical round trip (so keys are in canonical order) and the walk
+    is iterative (an explicit stack), so deep requests cannot exhaust the stack.
+    """
+    copied = canonical_json(request).bind(parse_json).alt(lambda _: _INVALID)
+    if isinstance(copied, Failure):
+        return copied
+    root = copied.unwrap()
+    ids: dict[str, str] = {}
+    stack: list[JsonValue] = [root]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            nested = _scrub_in_place(value, ids)
+        elif isinstance(value, list):
+            nested = [item for item in value if isinstance(item, dict | list)]
+        else:
+            continue
+        stack.extend(reversed(nested))
+    return Success(root)
+
+
+def binding_fingerprint(request: JsonValue) -> Result[str, SessionError]:
+    """The fingerprint of a request after volatile-id normalization (what binding compares)."""
+    return normalize_volatile_ids(request).bind(
+        lambda normalized: fingerprint(normalized).alt(lambda _: _INVALID)
+    )
