@@ -1,4 +1,4 @@
-"""Cassette error types with stable codes (ERR-1): raised at edges, carried as values in Results."""
+"""Cassette error types with stable codes (ERR-1): frozen values in Results, raised at edges."""
 
 from __future__ import annotations
 
@@ -39,14 +39,25 @@ class CassetteError(Exception):
         return f"{type(self).__name__}(code={self._code!r}, message={self._message!r})"
 
 
+# What the interpreter itself sets on a raised exception; everything else is frozen.
+_RAISE_MACHINERY = frozenset(
+    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
+)
+
+
 class CassetteFormatError(CassetteError):
     """A malformed, partial or tampered cassette, or a refused write (code CASSETTE_FORMAT).
 
-    Instances are treated as immutable values: the core returns them inside
-    `Failure(...)`, the file edges raise them. `line` is the 1-based non-blank line
-    number the message names (None when the problem is file-wide) and `path` the
-    JSON path of the offending member when one is known.
+    A frozen value (code, message, line, JSON path): the core only ever returns it inside
+    `Failure(...)`; only the file edges (`load_cassette`, `verify_file`, the writer) raise
+    it, which is why it stays an Exception. Nothing can be set or deleted after
+    construction except what `raise` itself records (traceback, cause, context, notes).
+    `line` is the 1-based non-blank line the message names (None when file-wide) and
+    `path` the JSON path of the offending member when one is known.
     """
+
+    _line: int | None
+    _path: str | None
 
     def __init__(
         self,
@@ -57,8 +68,28 @@ class CassetteFormatError(CassetteError):
         cause: BaseException | None = None,
     ) -> None:
         super().__init__(message, CASSETTE_FORMAT_CODE, cause=cause)
-        self._line = line
-        self._path = path
+        object.__setattr__(self, "_line", line)
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_frozen", True)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _RAISE_MACHINERY or not self.__dict__.get("_frozen", False):
+            super().__setattr__(name, value)
+            return
+        raise AttributeError(f"CassetteFormatError is frozen: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        if name in _RAISE_MACHINERY:
+            super().__delattr__(name)
+            return
+        raise AttributeError(f"CassetteFormatError is frozen: cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (self.message, self.line, self.path))
+
+    def at_line(self, line: int) -> CassetteFormatError:
+        """The same problem naming `line` (a new value; this one is unchanged)."""
+        return CassetteFormatError(self.message, line=line, path=self.path)
 
     @property
     def line(self) -> int | None:
@@ -87,3 +118,8 @@ class CassetteFormatError(CassetteError):
         return (
             f"CassetteFormatError(message={self.message!r}, line={self.line!r}, path={self.path!r})"
         )
+
+
+def _rebuild(message: str, line: int | None, path: str | None) -> CassetteFormatError:
+    """Unpickle a CassetteFormatError (its cause is not carried)."""
+    return CassetteFormatError(message, line=line, path=path)
