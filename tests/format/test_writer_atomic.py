@@ -400,3 +400,29 @@ async def test_a_full_tmpfs_mid_append_keeps_every_complete_record(
                 assert not path.exists()
             else:
                 assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("intruder", [False, True])
+async def test_create_without_hard_links_still_never_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, intruder: bool
+) -> None:
+    """On a file system without link(2), create checks the name and renames."""
+    from cassette_format import writer as writer_module
+
+    def no_links(source: str, destination: str) -> None:
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM), source)
+
+    path = tmp_path / "c.cassette.jsonl"
+    writer = await CassetteWriter.open(path, make_header(), "create")
+    await writer.append(make_body(1))
+    monkeypatch.setattr(writer_module.os, "link", no_links)
+    if not intruder:
+        await writer.close()
+        assert verify_file(path)["interactions"] == 1
+        assert partial_siblings(str(path)) == ()
+        return
+    path.write_bytes(b"someone else's file\n")
+    with pytest.raises(CassetteFormatError, match="created by someone else"):
+        await writer.close()
+    assert path.read_bytes() == b"someone else's file\n"
+    assert verify_file(_only_partial(path))["interactions"] == 1
