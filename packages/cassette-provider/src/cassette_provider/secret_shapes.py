@@ -68,7 +68,9 @@ class CompiledShape:
 
 
 _NOT_REDACTED: Final = r"(?!\[REDACTED)"
-_SEP: Final = r"[\"']?\s{0,4}(?:=>|:=|[:=])\s{0,4}[\"']?"
+#: A quote, possibly escaped (JSON inside a JSON string: tool-call arguments, logs).
+_QUOTE: Final = r"(?:\\{0,3}[\"'])"
+_SEP: Final = _QUOTE + r"?\s{0,4}(?:=>|:=|[:=])\s{0,4}" + _QUOTE + "?"
 _PEM_BODY: Final = r"(?:[^-]++|-(?!----))*+"
 _UUID: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
@@ -201,7 +203,11 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
     _shape(
         "gcp-service-account-private-key",
         'GCP service-account JSON written as text: the "private_key" / "private_key_id" values',
-        r"[\"']?private[_-]?key(?:[_-]?id)?[\"']?\s{0,4}[:=]\s{0,4}[\"']"
+        _QUOTE
+        + r"?private[_-]?key(?:[_-]?id)?"
+        + _QUOTE
+        + r"?\s{0,4}[:=]\s{0,4}"
+        + _QUOTE
         + _NOT_REDACTED
         + r"(?P<secret>(?:[^\"'\\\n]|\\.){8,20000})",
         ("private",),
@@ -248,7 +254,7 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
     _shape(
         "basic-auth-url",
         "Password in a URL's userinfo (scheme://user:password@host)",
-        r"://[^\s:/?#@\"'<>\[\]]{0,256}+:(?P<secret>[^\s/?#@\"'<>\[\]]{1,256}+)@",
+        r"://[^\s:/?#@\"'<>\[\]\\]{0,256}+:(?P<secret>[^\s/?#@\"'<>\[\]\\]{1,256}+)@",
         ("://",),
         "postgres://admin:{a16}@db.internal:5432/app",
     ),
@@ -495,7 +501,7 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
         r"[?&;](?:key|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret"
         r"|client[_-]?secret|password|passwd|pwd|signature|x-amz-signature|x-amz-credential"
         r"|x-amz-security-token|x-goog-signature|x-goog-credential)"
-        r"=(?P<secret>[^&#\s\"'<>\[\]]{1,4096}+)",
+        r"=(?P<secret>[^&#\s\"'<>\[\]\\]{1,4096}+)",
         ("=",),
         "https://maps.example.com/api/geocode?address=x&key={a39}&q=1",
         i=True,
@@ -508,7 +514,7 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
         r"|client[_-]?secret|auth[_-]?token|passwd|passphrase|credentials?)"
         + _SEP
         + _NOT_REDACTED
-        + r"(?P<secret>[^\"'\s,}]{4,4096}+)(?!\s{0,4}[:=])",
+        + r"(?P<secret>[^\"'\s,}\\]{4,4096}+)(?!\s{0,4}[:=])",
         ("private", "secret", "session", "auth", "passwd", "passphrase", "credential"),
         "db_passphrase = {a20}",
         i=True,
