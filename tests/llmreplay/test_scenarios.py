@@ -15,7 +15,7 @@ from cassette_provider.models import (
     harvest_session_logs,
     load_session_log,
 )
-from cassette_topology.sessions import SESSION_REQUEST_CHANGED
+from cassette_topology.sessions import SESSION_AMBIGUOUS, SESSION_REQUEST_CHANGED
 from llmreplay.scenario import (
     GlobalCursorReplayer,
     LiveModel,
@@ -187,10 +187,15 @@ async def test_fork_child_replays_only_its_own_responses(tmp_path: Path) -> None
         replace(log, header=replace(log.header, seed_calls=None))
         for log in await harvest_session_logs(tmp_path)
     ]
-    naive = SessionReplayer.from_logs(uncut)
+    naive = SessionReplayer.from_logs(uncut, binding="first-call")
     ids = fresh_ids(scenario)
     for step in [("parent", 1), ("parent", 2)]:
         _ = [c async for c in naive.stream(scenario.request(step), ids["parent"])]
     with pytest.raises(SessionReplayMismatchError) as caught:
         _ = [c async for c in naive.stream(scenario.request(("fork", 1)), ids["fork"])]
     assert caught.value.code == SESSION_REQUEST_CHANGED
+    # binding by request refuses the uncut logs at once: two different scripts begin alike
+    by_request = SessionReplayer.from_logs(uncut)
+    with pytest.raises(SessionReplayMismatchError) as refused:
+        _ = [c async for c in by_request.stream(scenario.request(("parent", 1)), ids["parent"])]
+    assert refused.value.code == SESSION_AMBIGUOUS

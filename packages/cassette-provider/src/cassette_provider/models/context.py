@@ -1,24 +1,57 @@
-"""The calling session of a model request, carried in a context variable per asyncio task."""
+"""The calling session of a model request, carried in a context variable per asyncio task.
+
+A child started through the subagent cassette gets its own session (`subagent_session`): the
+tasks its provider starts inherit it, so the child's model calls never land in its parent's
+script, and its subagent call key is the session's topology identity for binding. When the
+cassette replays a child instead of running it, `subagent_replayed` tells every observing
+replayer that the child's recorded model calls are covered.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+#: Something told about every subagent call key the subagent cassette replays.
+SubagentObserver = Callable[[str], None]
+
+#: The live session id prefix of a child started through the subagent cassette.
+SUBAGENT_SESSION_PREFIX = "subagent:"
+
 
 @dataclass(frozen=True, slots=True)
 class CallingSession:
-    """The live session id and, for concurrent or background children, its script ordinal."""
+    """The live session id, an optional script ordinal, and the subagent identity if any.
+
+    `call_key` is the subagent call key of a child started through the subagent cassette;
+    `parent_session` is the session that started it (None: the primary).
+    """
 
     session_id: str
     first_call_ordinal: int | None = None
+    call_key: str | None = None
+    parent_session: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSession:
+    """Who makes one model call: session id (None: anonymous), pin, subagent identity, parent."""
+
+    session: str | None
+    first_call_ordinal: int | None = None
+    call_key: str | None = None
+    parent_session: str | None = None
 
 
 #: The session on whose behalf model calls are made in the current task (LLMREPLAY-1).
 current_session: ContextVar[CallingSession | None] = ContextVar(
     "cassette_current_session", default=None
+)
+
+_subagent_observers: ContextVar[tuple[SubagentObserver, ...]] = ContextVar(
+    "cassette_subagent_observers", default=()
 )
 
 
@@ -32,14 +65,52 @@ def session_scope(session_id: str, first_call_ordinal: int | None = None) -> Ite
         current_session.reset(token)
 
 
+@contextmanager
+def subagent_session(call_key: str) -> Iterator[CallingSession]:
+    """Give the child started inside the block its own session, identified by its call key."""
+    parent = current_session.get()
+    session = CallingSession(
+        f"{SUBAGENT_SESSION_PREFIX}{call_key}",
+        call_key=call_key,
+        parent_session=None if parent is None else parent.session_id,
+    )
+    token = current_session.set(session)
+    try:
+        yield session
+    finally:
+        current_session.reset(token)
+
+
+@contextmanager
+def observe_subagents(observer: SubagentObserver) -> Iterator[None]:
+    """Tell `observer` every subagent call key the subagent cassette replays inside the block."""
+    token = _subagent_observers.set((*_subagent_observers.get(), observer))
+    try:
+        yield
+    finally:
+        _subagent_observers.reset(token)
+
+
+def subagent_replayed(call_key: str) -> None:
+    """The subagent cassette answered `call_key` from the recording: the child never runs."""
+    for observer in _subagent_observers.get():
+        observer(call_key)
+
+
+def resolve_call(session_id: str | None, first_call_ordinal: int | None) -> ResolvedSession:
+    """An explicit id wins (with no subagent identity); otherwise the context's session."""
+    if session_id is not None:
+        return ResolvedSession(session_id, first_call_ordinal)
+    scoped = current_session.get()
+    if scoped is None:
+        return ResolvedSession(None, first_call_ordinal)
+    ordinal = first_call_ordinal if first_call_ordinal is not None else scoped.first_call_ordinal
+    return ResolvedSession(scoped.session_id, ordinal, scoped.call_key, scoped.parent_session)
+
+
 def resolve_session(
     session_id: str | None, first_call_ordinal: int | None
 ) -> tuple[str | None, int | None]:
     """An explicit id wins; otherwise the context variable's session (or anonymous)."""
-    if session_id is not None:
-        return session_id, first_call_ordinal
-    scoped = current_session.get()
-    if scoped is None:
-        return None, first_call_ordinal
-    ordinal = first_call_ordinal if first_call_ordinal is not None else scoped.first_call_ordinal
-    return scoped.session_id, ordinal
+    resolved = resolve_call(session_id, first_call_ordinal)
+    return resolved.session, resolved.first_call_ordinal

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cassette_canonical import JsonValue
 from cassette_topology.sessions import (
     SESSION_MIXED,
+    SESSION_ORDINAL,
     SESSION_RECORD,
     RecordedCall,
     SessionError,
@@ -19,7 +20,7 @@ from cassette_topology.sessions import (
     session_label,
 )
 
-from cassette_provider.models.context import resolve_session
+from cassette_provider.models.context import ResolvedSession, resolve_call
 from cassette_provider.models.errors import raise_error
 from cassette_provider.models.files import write_session_logs
 from cassette_provider.models.replayer import request_fingerprint
@@ -50,6 +51,8 @@ class _Session:
 
     header: SessionLogHeader
     seed: tuple[RecordedCall, ...]
+    #: Started under the subagent cassette: identified by its call key, never the primary.
+    keyed: bool = False
     next_slot: int = 0
     finished: dict[int, RecordedCall] = field(default_factory=dict)
     open_slots: set[int] = field(default_factory=set)
@@ -101,6 +104,8 @@ class SessionRecorder:
     The first session to call (or be declared) is the primary; later sessions default to
     children of the primary. `createdAt` is strictly increasing in creation order, so child
     ordinals follow creation order even when the clock does not advance between sessions.
+    A session started through the subagent cassette records its call key and its parent; a
+    first-call ordinal a session declares is recorded in its header (unique per recording).
     """
 
     def __init__(
@@ -118,6 +123,8 @@ class SessionRecorder:
         self._sessions: dict[str | None, _Session] = {}
         self._primary: str | None = None
         self._last_instant: datetime | None = None
+        #: Declared first-call ordinals and the session that declared each.
+        self._ordinals: dict[int, str | None] = {}
 
     def _created_at(self) -> str:
         """A creation instant strictly after the previous one, at millisecond resolution."""
@@ -165,28 +172,59 @@ class SessionRecorder:
         recorded_id: str,
         parent: str | None,
         seed: tuple[RecordedCall, ...] | None,
+        resolved: ResolvedSession | None = None,
     ) -> _Session:
-        """Create the session's record; the first one without a parent is the primary."""
+        """Create the session's record; the first unkeyed one without a parent is the primary."""
+        keyed = resolved is not None and resolved.call_key is not None
         header = SessionLogHeader(
             id=recorded_id,
             created_at=self._created_at(),
             parent_session=parent,
             seed_calls=None if seed is None else len(seed),
+            call_key=None if resolved is None else resolved.call_key,
+            first_call_ordinal=None if resolved is None else resolved.first_call_ordinal,
         )
-        session = _Session(header, seed or ())
+        session = _Session(header, seed or (), keyed)
         self._sessions[key] = session
-        if parent is None and self._primary is None:
+        if parent is None and self._primary is None and not keyed:
             self._primary = recorded_id
         return session
 
-    def _session_for(self, session_id: str | None) -> _Session:
-        """The live session's record, created on its first call; mixing kinds fails."""
+    def _check_ordinal(self, resolved: ResolvedSession, known: _Session | None) -> None:
+        """A declared ordinal is unique per recording and fixed by the session's first call."""
+        ordinal = resolved.first_call_ordinal
+        if ordinal is None:
+            return
+        declared = None if known is None else known.header.first_call_ordinal
+        owner = self._ordinals.get(ordinal, resolved.session)
+        if (known is not None and declared != ordinal) or owner != resolved.session:
+            raise_error(
+                SessionError(
+                    SESSION_ORDINAL,
+                    f"session {session_label(resolved.session)} declared first-call ordinal "
+                    f"{ordinal}, but that ordinal belongs to another session or the session "
+                    "declared a different one at its first call",
+                    session=resolved.session,
+                )
+            )
+        self._ordinals[ordinal] = resolved.session
+
+    def _session_for(self, resolved: ResolvedSession) -> _Session:
+        """The live session's record, created on its first call; mixing kinds fails.
+
+        Sessions keyed by a subagent call key may mix with the anonymous session: their
+        identity, not their order, binds them.
+        """
+        session_id = resolved.session
         known = self._sessions.get(session_id)
+        self._check_ordinal(resolved, known)
         if known is not None:
             return known
+        keyed = resolved.call_key is not None
+        unkeyed_present = any(not s.keyed for s in self._sessions.values())
         anonymous_present = None in self._sessions
-        if (session_id is None and self._sessions) or (
-            session_id is not None and anonymous_present
+        if (session_id is None and unkeyed_present) or (
+            session_id is not None and not keyed and anonymous_present
         ):
             raise_error(
                 SessionError(
@@ -197,13 +235,26 @@ class SessionRecorder:
                 )
             )
         recorded_id = self._anonymous_id if session_id is None else session_id
-        return self._add(session_id, recorded_id, self._primary, None)
+        parent = self._primary
+        if keyed and resolved.parent_session is not None:
+            parent = resolved.parent_session
+        return self._add(session_id, recorded_id, parent, None, resolved)
 
-    def begin_call(self, request: JsonValue, session_id: str | None = None) -> CallRecording:
-        """Start recording one call of the calling session (explicit id, context, anonymous)."""
-        session_key, _ordinal = resolve_session(session_id, None)
-        digest = request_fingerprint(request, session_key)
-        session = self._session_for(session_key)
+    def begin_call(
+        self,
+        request: JsonValue,
+        session_id: str | None = None,
+        *,
+        first_call_ordinal: int | None = None,
+    ) -> CallRecording:
+        """Start recording one call of the calling session (explicit id, context, anonymous).
+
+        A declared `first_call_ordinal` (or the scope's) is recorded in the session's header,
+        so replay can honour it when sessions with identical first requests tie.
+        """
+        resolved = resolve_call(session_id, first_call_ordinal)
+        digest = request_fingerprint(request, resolved.session)
+        session = self._session_for(resolved)
         slot = session.next_slot
         session.next_slot += 1
         session.open_slots.add(slot)
@@ -255,8 +306,20 @@ class SessionRecorder:
                         session=key,
                     )
                 )
-            logs.append(SessionLog(session.header, session.calls()))
+            logs.append(SessionLog(self._final_header(session), session.calls()))
         return tuple(logs)
+
+    def _final_header(self, session: _Session) -> SessionLogHeader:
+        """A keyed session started outside any session is a child of the primary, if any."""
+        header = session.header
+        if not session.keyed or header.parent_session is not None:
+            return header
+        primary = self._primary or next(
+            (s.header.id for s in self._sessions.values() if s.keyed), None
+        )
+        if primary is None or primary == header.id:
+            return header
+        return replace(header, parent_session=primary)
 
     async def write(
         self, directory: str | os.PathLike[str], *, prune_stale: bool = True

@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 
 from cassette_canonical import JsonValue, fingerprint
 from cassette_topology.sessions import (
+    BINDING_POLICIES,
+    BY_REQUEST,
+    SESSION_CONFIG,
     SESSION_REQUEST_INVALID,
+    BindingPolicy,
     BindingState,
+    LiveModelCall,
     ScriptedCall,
     SessionError,
     SessionLog,
     SessionScript,
+    binding_fingerprint,
     check_consumed,
+    cover_subagent,
     derive_scripts,
-    next_call,
+    route_call,
     session_label,
     start_binding,
 )
 from returns.result import Failure
 
-from cassette_provider.models.context import resolve_session
-from cassette_provider.models.errors import ModelReplayError, as_exception, value_or_raise
+from cassette_provider.models.context import observe_subagents, resolve_call
+from cassette_provider.models.errors import (
+    ModelReplayError,
+    as_exception,
+    raise_error,
+    value_or_raise,
+)
 from cassette_provider.models.files import harvest_session_logs
 
 
@@ -36,6 +49,16 @@ def request_fingerprint(request: object, session: str | None) -> str:
     return value_or_raise(fingerprint(request).alt(lambda _: invalid))
 
 
+def _binding_fingerprint(request: JsonValue, session: str | None) -> str:
+    """The request's fingerprint after volatile-id normalization, or a metadata-only error."""
+    invalid = SessionError(
+        SESSION_REQUEST_INVALID,
+        f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        session=session,
+    )
+    return value_or_raise(binding_fingerprint(request).alt(lambda _: invalid))
+
+
 class SessionReplayer:
     """Replays recorded model responses, each live session from its own recorded script.
 
@@ -43,21 +66,53 @@ class SessionReplayer:
     state), so concurrent sessions in one event loop never race. The first failure is kept
     and raised again by `assert_consumed`, so a client that swallows transport errors (an SDK
     that wraps them) still fails the test at teardown.
+
+    `binding` names how a new live session picks its script: `"by-request"` (the default:
+    the unclaimed script whose subagent identity and first request match) or `"first-call"`
+    (the design note's first-call order).
     """
 
-    def __init__(self, scripts: Iterable[SessionScript]) -> None:
-        self._state: BindingState = start_binding(tuple(scripts))
+    def __init__(
+        self, scripts: Iterable[SessionScript], *, binding: BindingPolicy = BY_REQUEST
+    ) -> None:
+        if binding not in BINDING_POLICIES:
+            raise_error(
+                SessionError(
+                    SESSION_CONFIG,
+                    f"binding must be one of {', '.join(BINDING_POLICIES)}",
+                )
+            )
+        self._state: BindingState = start_binding(tuple(scripts), binding)
         self._failures: list[ModelReplayError] = []
 
     @classmethod
-    def from_logs(cls, logs: Iterable[SessionLog]) -> SessionReplayer:
+    def from_logs(
+        cls, logs: Iterable[SessionLog], *, binding: BindingPolicy = BY_REQUEST
+    ) -> SessionReplayer:
         """Order logs primary-first and derive the scripts (fork children cut at the seed)."""
-        return cls(value_or_raise(derive_scripts(logs)))
+        return cls(value_or_raise(derive_scripts(logs)), binding=binding)
 
     @classmethod
-    async def from_directory(cls, directory: str | os.PathLike[str]) -> SessionReplayer:
+    async def from_directory(
+        cls, directory: str | os.PathLike[str], *, binding: BindingPolicy = BY_REQUEST
+    ) -> SessionReplayer:
         """Harvest every session log under a directory and replay from it."""
-        return cls.from_logs(await harvest_session_logs(directory))
+        return cls.from_logs(await harvest_session_logs(directory), binding=binding)
+
+    @property
+    def binding(self) -> BindingPolicy:
+        """The named binding policy in force."""
+        return self._state.policy
+
+    def cover_subagent(self, call_key: str) -> None:
+        """The subagent cassette replayed `call_key`: its sessions' scripts need no calls."""
+        self._state = cover_subagent(self._state, call_key)
+
+    @contextmanager
+    def covering_subagents(self) -> Iterator[SessionReplayer]:
+        """Inside the block, children the subagent cassette replays count as covered."""
+        with observe_subagents(self.cover_subagent):
+            yield self
 
     @property
     def scripts(self) -> tuple[SessionScript, ...]:
@@ -77,13 +132,20 @@ class SessionReplayer:
         first_call_ordinal: int | None = None,
     ) -> ScriptedCall:
         """Route one live call to its session's next recorded call, or raise a mismatch."""
-        session, ordinal = resolve_session(session_id, first_call_ordinal)
+        resolved = resolve_call(session_id, first_call_ordinal)
+        session = resolved.session
         try:
             digest = request_fingerprint(request, session)
+            normalized = (
+                _binding_fingerprint(request, session) if self._state.policy == BY_REQUEST else None
+            )
         except ModelReplayError as error:
             self._failures.append(error)
             raise
-        routed = next_call(self._state, session, digest, ordinal)
+        live = LiveModelCall(
+            session, digest, normalized, resolved.first_call_ordinal, resolved.call_key
+        )
+        routed = route_call(self._state, live)
         if isinstance(routed, Failure):
             mismatch = as_exception(routed.failure())
             self._failures.append(mismatch)

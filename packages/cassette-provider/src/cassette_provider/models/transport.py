@@ -149,9 +149,11 @@ class RecordingTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Record one call: streamed event by event, otherwise as one body."""
-        session, _ordinal = _session_of(request)
+        session, ordinal = _session_of(request)
         await request.aread()
-        call = self._recorder.begin_call(model_request(request), session)
+        call = self._recorder.begin_call(
+            model_request(request), session, first_call_ordinal=ordinal
+        )
         try:
             response = await self._upstream.handle_async_request(_without_session_headers(request))
         except BaseException:

@@ -20,6 +20,7 @@ from cassette_topology.sessions.codec import encode_session_log, parse_session_l
 from cassette_topology.sessions.errors import (
     ANONYMOUS_SESSION_LABEL,
     SESSION_AMBIGUOUS,
+    SESSION_CONFIG,
     SESSION_EXHAUSTED,
     SESSION_EXTRA,
     SESSION_HARVEST,
@@ -67,6 +68,7 @@ __all__ = [
     "FIRST_CALL",
     "PRIMARY_ROLE",
     "SESSION_AMBIGUOUS",
+    "SESSION_CONFIG",
     "SESSION_EXHAUSTED",
     "SESSION_EXTRA",
     "SESSION_HARVEST",

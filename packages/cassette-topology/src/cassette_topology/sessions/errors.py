@@ -33,6 +33,8 @@ SESSION_AMBIGUOUS: Final = "SESSION_AMBIGUOUS"
 SESSION_UNCONSUMED: Final = "SESSION_UNCONSUMED"
 #: A model request is not lossless canonical JSON, so it cannot be fingerprinted.
 SESSION_REQUEST_INVALID: Final = "SESSION_REQUEST_INVALID"
+#: A replayer was configured with an unknown option (a binding policy name).
+SESSION_CONFIG: Final = "SESSION_CONFIG"
 #: A recording cannot be completed (a call never finished, a session declared twice).
 SESSION_RECORD: Final = "SESSION_RECORD"
 
