@@ -43,6 +43,7 @@ from cassette_provider.contract import (
     SubagentRun,
 )
 from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM, error_facts
+from cassette_provider.models.context import subagent_session
 from cassette_provider.normalize import normalize_parent_context, normalize_request
 from cassette_provider.redact import Redactor
 from cassette_provider.snapshot import snapshot
@@ -355,7 +356,8 @@ class RecordingProvider(ProviderIdentity):
         clocked.watch(request.signal)
         call = self._open(admitted, clocked)
         try:
-            run = await self._upstream.start(request)
+            with subagent_session(admitted.reserved.call_key):  # the child's own model session
+                run = await self._upstream.start(request)
         except Exception as error:
             await self._start_failed(call, error)
             raise

@@ -25,6 +25,7 @@ from cassette_provider.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.errors import CassetteRecordedError
 from cassette_provider.function_provider import aborted_result
+from cassette_provider.models.context import subagent_replayed
 from cassette_provider.normalize import normalize_parent_context, normalize_request
 from cassette_provider.recorder import live_parent
 from cassette_provider.snapshot import snapshot
@@ -134,6 +135,7 @@ class ReplayProvider(ProviderIdentity):
             live_call(live_parent(request.parent), normalized.unwrap(), context.unwrap())
         )
         interaction = value_or_raise(self._matcher.match(call))
+        subagent_replayed(interaction.call_key)  # its model session's script is covered
         timing = interaction.timing
         start_delay = scaled(timing.start_latency_ms, self._scale)
         aborted = await wait_abortable(start_delay, request.signal, self._clock)
