@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from cassette_format.records import RequestMetadata, ToolFilter
@@ -322,3 +323,12 @@ def test_reference_patterns_on_one_mebibyte(unit: str, index: int) -> None:
 
 def test_catalogue_patterns_are_the_table_in_order() -> None:
     assert tuple(p.pattern for p in catalogue_patterns()) == tuple(s.regex for s in SHAPES)
+
+
+def test_the_docs_page_lists_every_shape_with_its_template() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "redaction.md").read_text("utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(SHAPES)
+    for row, shape in zip(rows, SHAPES, strict=True):
+        assert row.startswith(f"| `{shape.name}` | ")
+        assert f"`{shape.canary.replace(chr(10), '⏎')}`" in row
