@@ -19,6 +19,7 @@ import random
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 
 from cassette_provider.redact import Redactor, builtin_patterns, compile_redactor
 from cassette_provider.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
@@ -58,11 +59,11 @@ def growth(pattern: re.Pattern[str], units: list[str], rounds: int) -> tuple[flo
     redactor = Redactor(True, (pattern,))
     for unit in units:
         small, large = fill(unit, 256 * KIB), fill(unit, 1024 * KIB)
-        small_time = best(lambda text=small: redactor.redact_text(text), rounds)
-        large_time = best(lambda text=large: redactor.redact_text(text), rounds)
+        small_time = best(partial(redactor.redact_text, small), rounds)
+        large_time = best(partial(redactor.redact_text, large), rounds)
         worst = max(worst, large_time / max(small_time, 1e-9))
-        count_small = best(lambda text=small, u=unit: text.count(u + "x"), rounds)
-        count_large = best(lambda text=large, u=unit: text.count(u + "x"), rounds)
+        count_small = best(partial(small.count, unit + "x"), rounds)
+        count_large = best(partial(large.count, unit + "x"), rounds)
         floor = max(floor, count_large / max(count_small, 1e-9))
     return worst, floor
 
