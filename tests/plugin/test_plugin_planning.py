@@ -9,23 +9,27 @@ from cassette_provider.pytest_plugin import (
     CassettePlan,
     default_cassette_path,
     diagnostic_text,
+    merge_settings,
     mismatch_report,
     plan_cassette,
     resolve_mode,
+    rewrite_target,
     safe_name,
     split_options,
 )
 
 
-def test_command_line_mode_wins_over_ini_and_none_is_the_default() -> None:
+def test_command_line_wins_over_environment_over_ini_and_none_is_the_default() -> None:
     assert resolve_mode(None, None) == "none"
     assert resolve_mode(None, "once") == "once"
     assert resolve_mode("all", "once") == "all"
+    assert resolve_mode(None, "once", "rewrite") == "rewrite"
+    assert resolve_mode("new_episodes", "once", "rewrite") == "new_episodes"
 
 
 def test_an_unknown_mode_is_a_usage_error_naming_the_accepted_ones() -> None:
-    with pytest.raises(pytest.UsageError, match="none, once, all"):
-        resolve_mode(None, "new_episodes")
+    with pytest.raises(pytest.UsageError, match="none, once, new_episodes, all, rewrite"):
+        resolve_mode(None, "record")
 
 
 def test_default_path_sits_beside_the_test_under_cassettes_module_test() -> None:
@@ -49,7 +53,7 @@ def test_none_mode_replays_an_existing_cassette_and_refuses_a_missing_one() -> N
     assert plan_cassette("none", path, exists=True, options={}) == CassettePlan(
         "replay", path, None
     )
-    with pytest.raises(pytest.fail.Exception, match="--cassette-mode=once"):
+    with pytest.raises(pytest.fail.Exception, match="--subagent-cassette-mode=once"):
         plan_cassette("none", path, exists=False, options={})
 
 
@@ -59,6 +63,43 @@ def test_once_records_only_when_missing_and_all_always_truncates() -> None:
     assert plan_cassette("once", path, exists=True, options={}).action == "replay"
     assert plan_cassette("all", path, exists=True, options={}).write_mode == "truncate"
     assert plan_cassette("all", path, exists=False, options={}).action == "record"
+
+
+def test_new_episodes_appends_to_an_existing_cassette_and_records_a_missing_one() -> None:
+    path = Path("/t/c.cassette.jsonl")
+    assert plan_cassette("new_episodes", path, exists=True, options={}) == CassettePlan(
+        "new_episodes", path, "append"
+    )
+    assert plan_cassette("new_episodes", path, exists=False, options={}).write_mode == "create"
+
+
+def test_rewrite_always_records_into_a_new_file_that_replaces_only_on_a_pass() -> None:
+    path = Path("/t/c.cassette.jsonl")
+    for exists in (True, False):
+        plan = plan_cassette("rewrite", path, exists=exists, options={})
+        assert (plan.action, plan.write_mode, plan.rewrite) == ("record", "create", True)
+    target = rewrite_target(path)
+    assert target.parent == path.parent
+    assert target.name.startswith("c.cassette.jsonl.rewrite-")
+    assert not target.name.endswith(".cassette.jsonl")  # never globbed as a cassette
+
+
+def test_settings_merge_config_then_module_class_test_markers_nearest_wins_per_key() -> None:
+    merged = merge_settings(
+        {"request_storage": "full", "timing": "recorded", "path": "a.cassette.jsonl"},
+        [
+            ((), {"timing": "instant", "redact_secrets": False}),  # module pytestmark
+            (("b.cassette.jsonl",), {}),  # class marker: a positional path
+            ((), {"speed": 2.0}),  # the test's own marker
+        ],
+    )
+    assert merged == {
+        "request_storage": "full",
+        "timing": "instant",
+        "redact_secrets": False,
+        "path": "b.cassette.jsonl",
+        "speed": 2.0,
+    }
 
 
 def test_marker_options_split_by_config_and_unknown_ones_fail() -> None:

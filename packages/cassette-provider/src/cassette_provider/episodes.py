@@ -133,11 +133,17 @@ class EpisodeHandle:
         if self._replay is not None:
             self._replay.assert_consumed()
 
-    async def dispose(self) -> None:
-        """Unregister, finish the recording (if any), then the replay's consumption check."""
+    async def dispose(self, *, interrupted: bool = False) -> None:
+        """Unregister, finish the recording (if any), then the replay's consumption check.
+
+        `interrupted` closes the recording as interrupted: a create or truncate keeps the
+        committed cassette as it was (the writer's partial file holds what was recorded).
+        """
         self._unregister()
         try:
-            if self._record is not None:
+            if self._record is not None and interrupted:
+                await self._record.__aexit__(KeyboardInterrupt, KeyboardInterrupt(), None)
+            elif self._record is not None:
                 await self._record.dispose()
         finally:
             if self._replay is not None:

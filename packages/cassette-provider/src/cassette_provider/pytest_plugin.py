@@ -1,63 +1,79 @@
-"""pytest plugin (entry point `cassette`): record modes, the `cassette` marker and the fixtures.
+"""pytest plugin (entry point `cassette`): record modes, the markers, the fixtures, the summary.
 
 Loaded by every pytest run that has cassette-provider installed, so it imports only pytest and
 the standard library at import time; the provider, topology and asyncio work happen lazily inside
 the fixtures and hooks of tests that use them.
+
+Names are chosen to coexist with pytest-recording, vcrpy, cassetter and llm-cassette in one
+environment: `--subagent-cassette-mode` (alias `--cassette-mode`), ini `subagent_cassette_mode`
+(alias `cassette_mode`), env `SUBAGENT_CASSETTE_MODE`, `--subagent-block-network`, the
+`subagent_cassette` marker and the `subagent_cassette_config` fixture. The older `cassette`
+marker still configures a test that requests the fixture, but never switches a cassette on by
+itself: llm-cassette owns that marker name.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import json
+import os
 import re
-from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+import secrets
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import pytest
 
 if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
-    from cassette_provider.install import CassetteHandle
+    from cassette_provider.episodes import EpisodeHandle
+    from cassette_provider.network_guard import NetworkGuard
     from cassette_provider.registry import ProviderRegistry
     from cassette_provider.replay import ReplayTally
 
-RecordMode: TypeAlias = Literal["none", "once", "all"]
-"""vcrpy / pytest-recording names: replay only, record when missing, re-record."""
+RecordMode: TypeAlias = Literal["none", "once", "new_episodes", "all", "rewrite"]
+"""vcrpy / pytest-recording names, with subagent-cassette semantics (see `plan_cassette`)."""
 
-RECORD_MODES: Final[tuple[RecordMode, ...]] = ("none", "once", "all")
+RECORD_MODES: Final[tuple[RecordMode, ...]] = ("none", "once", "new_episodes", "all", "rewrite")
 DEFAULT_MODE: Final[RecordMode] = "none"
-MARKER: Final = "cassette"
+MARKER: Final = "subagent_cassette"
+LEGACY_MARKER: Final = "cassette"
+OPTION: Final = "--subagent-cassette-mode"
+OPTION_ALIAS: Final = "--cassette-mode"
+INI: Final = "subagent_cassette_mode"
+INI_ALIAS: Final = "cassette_mode"
+ENV: Final = "SUBAGENT_CASSETTE_MODE"
+BLOCK_OPTION: Final = "--subagent-block-network"
+BLOCK_INI: Final = "subagent_block_network"
 SUFFIX: Final = ".cassette.jsonl"
 DIAGNOSTIC_SECTION: Final = "subagent cassette diagnostic"
 REPLAY_SECTION: Final = "subagent cassette replay"
-_COVERED_SAMPLE: Final = 5
+HINT_SECTION: Final = "subagent cassette hint"
+REPORT_ATTRIBUTE: Final = "subagent_cassette"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-_PLAN_KEYS: Final = frozenset({"path", "record_mode"})
+_PLAN_KEYS: Final = frozenset({"path", "record_mode", "block_network"})
 
-
-class _Handle(Protocol):
-    """What the plugin needs of a `CassetteHandle`: an awaitable, memoized dispose."""
-
-    def dispose(self) -> Awaitable[None]:
-        """Unregister the provider and finish the cassette (replay: check consumption)."""
-        ...
+Action: TypeAlias = Literal["record", "replay", "new_episodes"]
 
 
 @dataclass(frozen=True, slots=True)
 class CassettePlan:
-    """What one test does with its cassette: record (create or truncate) or replay a file."""
+    """What one test does with its cassette: record, replay, or replay and append.
 
-    action: Literal["record", "replay"]
+    `rewrite` records into a temporary file that replaces the cassette only if the test passes.
+    """
+
+    action: Action
     path: Path
-    write_mode: Literal["create", "truncate"] | None
+    write_mode: Literal["create", "truncate", "append"] | None
     options: Mapping[str, object] = field(default_factory=dict)
+    rewrite: bool = False
 
 
-def resolve_mode(option: str | None, ini: str | None) -> RecordMode:
-    """The effective record mode: the command line wins over the ini value; default `none`."""
-    for value in (option, ini):
+def resolve_mode(option: str | None, ini: str | None, env: str | None = None) -> RecordMode:
+    """The effective record mode: command line, then environment, then ini; default `none`."""
+    for value in (option, env, ini):
         if value:
             return parse_mode(value)
     return DEFAULT_MODE
@@ -69,7 +85,7 @@ def parse_mode(value: object) -> RecordMode:
         if value == mode:
             return mode
     raise pytest.UsageError(
-        f"cassette mode must be one of {', '.join(RECORD_MODES)}; got {value!r}"
+        f"subagent cassette mode must be one of {', '.join(RECORD_MODES)}; got {value!r}"
     )
 
 
@@ -92,17 +108,42 @@ def default_cassette_path(test_file: Path, nodeid: str) -> Path:
 def plan_cassette(
     mode: RecordMode, path: Path, *, exists: bool, options: Mapping[str, object]
 ) -> CassettePlan:
-    """Decide record or replay from the mode and whether the cassette exists (pure)."""
+    """Decide the test's cassette action from the mode and whether the cassette exists (pure).
+
+    none: replay, a missing file fails. once: replay, or record a missing file.
+    new_episodes: replay what matches and append what does not (one provider), or record.
+    all: re-record now (truncate, committed at the end whatever the outcome).
+    rewrite: re-record into a temporary file that replaces the cassette only on a pass.
+    """
     if mode == "all":
         return CassettePlan("record", path, "truncate", options)
+    if mode == "rewrite":
+        return CassettePlan("record", path, "create", options, rewrite=True)
     if exists:
+        if mode == "new_episodes":
+            return CassettePlan("new_episodes", path, "append", options)
         return CassettePlan("replay", path, None, options)
-    if mode == "once":
+    if mode in {"once", "new_episodes"}:
         return CassettePlan("record", path, "create", options)
     pytest.fail(
-        f"no subagent cassette at {path}; record it with --cassette-mode=once",
+        f"no subagent cassette at {path}; record it with {OPTION}=once",
         pytrace=False,
     )
+
+
+def merge_settings(
+    base: Mapping[str, object], layers: Iterable[tuple[tuple[object, ...], Mapping[str, object]]]
+) -> dict[str, object]:
+    """Config fixture, then marker layers from farthest to nearest: nearest wins per key.
+
+    Each layer is a marker's (args, kwargs); a first positional argument is the `path`.
+    """
+    merged = dict(base)
+    for args, kwargs in layers:
+        if args:
+            merged["path"] = args[0]
+        merged.update(kwargs)
+    return merged
 
 
 def config_fields(factory: Callable[..., object]) -> frozenset[str]:
@@ -113,12 +154,12 @@ def config_fields(factory: Callable[..., object]) -> frozenset[str]:
 def split_options(
     options: Mapping[str, object], record_fields: frozenset[str], replay_fields: frozenset[str]
 ) -> tuple[dict[str, object], dict[str, object]]:
-    """Marker options for RecordConfig and for ReplayConfig; an unknown key fails the test."""
+    """Options for RecordConfig and for ReplayConfig; an unknown key fails the test."""
     unknown = sorted(set(options) - record_fields - replay_fields)
     if unknown:
         pytest.fail(
-            f"@pytest.mark.cassette got unknown option(s) {', '.join(unknown)}; "
-            "use RecordConfig or ReplayConfig field names",
+            f"subagent cassette config got unknown option(s) {', '.join(unknown)}; "
+            "use RecordConfig or ReplayConfig field names, path, record_mode or block_network",
             pytrace=False,
         )
     record = {k: v for k, v in options.items() if k in record_fields}
@@ -128,183 +169,229 @@ def split_options(
 
 def find_mismatch(error: BaseException) -> BaseException | None:
     """The first cassette mismatch (code CASSETTE_MISMATCH) in an exception's cause chain."""
-    seen: set[int] = set()
-    pending: list[BaseException] = [error]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if getattr(current, "code", None) == "CASSETTE_MISMATCH":
-            return current
-        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(current.exceptions)
-    return None
+    from cassette_provider.plugin_reports import find_mismatch as find
+
+    return find(error)
 
 
 def diagnostic_text(error: BaseException) -> str | None:
     """The metadata-only diagnostic of a cassette mismatch in an exception chain, as JSON."""
-    mismatch = find_mismatch(error)
-    as_document = getattr(getattr(mismatch, "diagnostic", None), "as_document", None)
-    if not callable(as_document):
-        return None
-    return json.dumps(as_document(), indent=2, ensure_ascii=False)
+    from cassette_provider.plugin_reports import diagnostic_text as text
+
+    return text(error)
 
 
 def mismatch_report(error: BaseException) -> str | None:
-    """A failure text for a test that hit a cassette mismatch: message and diagnostic only.
+    """A failure text for a test that hit a cassette mismatch: lead, message and diagnostic."""
+    from cassette_provider.plugin_reports import mismatch_report as report
 
-    It replaces pytest's traceback, whose frames print call arguments such as the live
-    request, so a failure report never carries prompt text.
-    """
-    mismatch = find_mismatch(error)
-    if mismatch is None:
-        return None
-    lines = [f"{type(mismatch).__name__}: {mismatch}"]
-    if mismatch is not error:
-        lines.insert(0, f"{type(error).__name__} caused by a subagent cassette mismatch:")
-    diagnostic = diagnostic_text(mismatch)
-    if diagnostic is not None:
-        lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
-    lines += ["", "(traceback hidden: its frames can show the live request)"]
-    return "\n".join(lines)
+    return report(error)
 
 
 def covered_report(tally: ReplayTally | None) -> str | None:
-    """A replay's covered calls as report lines (call keys only), or None when none were.
+    """A replay's covered calls as report lines (call keys only), or None when none were."""
+    from cassette_provider.plugin_reports import covered_report as report
 
-    Covered: recorded beneath a call whose recorded result replay delivered (issue 12).
-    """
-    if tally is None or not tally.covered:
-        return None
-    covered = tally.covered
-    lines = [
-        f"replayed {tally.consumed} interaction(s); {len(covered)} covered "
-        "(recorded beneath a delivered result, not re-run, counted as consumed):"
-    ]
-    lines += [f"  covered {call.call_key}" for call in covered[:_COVERED_SAMPLE]]
-    if len(covered) > _COVERED_SAMPLE:
-        lines.append(f"  ... and {len(covered) - _COVERED_SAMPLE} more")
-    return "\n".join(lines)
+    return report(tally)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register `--cassette-mode` and the `cassette_mode` ini option."""
-    group = parser.getgroup("cassette", "subagent cassettes")
+    """Register the mode flag (and its alias), the network guard flag and their ini options."""
+    group = parser.getgroup("subagent-cassette", "subagent cassettes")
     group.addoption(
-        "--cassette-mode",
+        OPTION,
+        OPTION_ALIAS,
         action="store",
-        dest="cassette_mode",
+        dest="subagent_cassette_mode",
         choices=RECORD_MODES,
         default=None,
-        help="none: replay only (default); once: record missing cassettes; all: re-record",
+        help=(
+            "none: replay only (default); once: record missing cassettes; new_episodes: "
+            "replay matches and append new calls; all: re-record; rewrite: re-record and "
+            f"replace only when the test passes. Overrides ${ENV} and the {INI} ini option."
+        ),
     )
-    parser.addini("cassette_mode", "default subagent cassette record mode", default=DEFAULT_MODE)
+    group.addoption(
+        BLOCK_OPTION,
+        action="store_true",
+        dest="subagent_block_network",
+        default=False,
+        help="refuse non-loopback connections while a subagent cassette replays",
+    )
+    parser.addini(INI, "default subagent cassette record mode", default=None)
+    parser.addini(INI_ALIAS, f"alias of {INI}", default=None)
+    parser.addini(BLOCK_INI, "block the network during replay", type="bool", default=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker and check the configured mode early."""
+    """Register the markers, check the configured mode early and set up the run's tally."""
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(path=None, record_mode=None, **config): subagent cassette file and "
-        "RecordConfig/ReplayConfig options for this test",
+        f"{MARKER}(path=None, record_mode=None, block_network=None, **config): use a subagent "
+        "cassette in this test (no fixture needed) with these RecordConfig/ReplayConfig options",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{LEGACY_MARKER}(path=None, **config): older name of {MARKER}'s options; applies "
+        "only when the test requests the subagent_cassette fixture",
     )
     _configured_mode(config)
+    config.pluginmanager.register(_RunTotals(config), "subagent-cassette-totals")
 
 
 def _configured_mode(config: pytest.Config) -> RecordMode:
-    """The run's record mode from the command line and ini."""
-    ini = config.getini("cassette_mode")
-    return resolve_mode(config.getoption("cassette_mode", None), str(ini) if ini else None)
+    """The run's record mode from the command line, the environment and the ini file."""
+    ini = config.getini(INI) or config.getini(INI_ALIAS)
+    return resolve_mode(
+        config.getoption("subagent_cassette_mode", None),
+        str(ini) if ini else None,
+        os.environ.get(ENV) or None,
+    )
+
+
+def _markers(node: pytest.Item) -> list[tuple[tuple[object, ...], Mapping[str, object]]]:
+    """Marker layers of both names, farthest (module) to nearest (the test itself)."""
+    closest_first = [mark for mark in node.iter_markers() if mark.name in {MARKER, LEGACY_MARKER}]
+    return [(tuple(mark.args), mark.kwargs) for mark in reversed(closest_first)]
+
+
+def _settings_for(request: pytest.FixtureRequest) -> dict[str, object]:
+    base = request.getfixturevalue("subagent_cassette_config")
+    if not isinstance(base, Mapping):
+        pytest.fail("subagent_cassette_config must return a mapping", pytrace=False)
+    return merge_settings(base, _markers(request.node))
 
 
 def _plan_for(request: pytest.FixtureRequest) -> CassettePlan:
-    """Plan this test's cassette from the marker, the mode and the file system."""
-    marker = request.node.get_closest_marker(MARKER)
-    kwargs: dict[str, object] = dict(marker.kwargs) if marker is not None else {}
-    if marker is not None and marker.args:
-        kwargs.setdefault("path", marker.args[0])
+    """Plan this test's cassette from the config, the markers, the mode and the file system."""
+    settings = _settings_for(request)
     test_file = Path(str(request.node.path))
-    raw_path = kwargs.get("path")
+    raw_path = settings.get("path")
     if raw_path is None:
         path = default_cassette_path(test_file, request.node.nodeid)
     elif isinstance(raw_path, str | Path):
         path = Path(raw_path)
         path = path if path.is_absolute() else test_file.parent / path
     else:
-        pytest.fail("@pytest.mark.cassette path must be a string or a Path", pytrace=False)
-    override = kwargs.get("record_mode")
+        pytest.fail("subagent cassette path must be a string or a Path", pytrace=False)
+    override = settings.get("record_mode")
     mode = parse_mode(override) if override is not None else _configured_mode(request.config)
-    options = {k: v for k, v in kwargs.items() if k not in _PLAN_KEYS}
+    options = {k: v for k, v in settings.items() if k not in _PLAN_KEYS}
     _split_for_provider(options)  # unknown options fail before the mode or the file matter
-    return plan_cassette(mode, path, exists=path.exists(), options=options)
+    block = settings.get("block_network")
+    if block is None:
+        block = bool(request.config.getoption("subagent_block_network", False)) or bool(
+            request.config.getini(BLOCK_INI)
+        )
+    if not isinstance(block, bool):
+        pytest.fail("subagent cassette block_network must be a boolean", pytrace=False)
+    plan = plan_cassette(mode, path, exists=path.exists(), options=options)
+    return CassettePlan(
+        plan.action,
+        plan.path,
+        plan.write_mode,
+        {**plan.options, "block_network": block},
+        rewrite=plan.rewrite,
+    )
 
 
 def _split_for_provider(
     options: Mapping[str, object],
 ) -> tuple[dict[str, object], dict[str, object]]:
-    """Marker options split by the provider's RecordConfig and ReplayConfig fields."""
+    """Options split by the provider's RecordConfig and ReplayConfig fields."""
     from cassette_provider.install import RecordConfig, ReplayConfig
 
     return split_options(options, config_fields(RecordConfig), config_fields(ReplayConfig))
 
 
-def _install(plan: CassettePlan, registry: ProviderRegistry) -> CassetteHandle:
-    """Build the RecordConfig or ReplayConfig for the plan and install it on the registry."""
-    from cassette_provider.install import RecordConfig, ReplayConfig, install_cassette
+def rewrite_target(path: Path) -> Path:
+    """The temporary sibling a `rewrite` recording writes before it may replace `path`."""
+    return path.with_name(f"{path.name}.rewrite-{os.getpid()}-{secrets.token_hex(4)}")
 
-    record, replay = _split_for_provider(plan.options)
-    config: RecordConfig | ReplayConfig
+
+def _install(plan: CassettePlan, registry: ProviderRegistry, target: Path) -> EpisodeHandle:
+    """Build the configs for the plan and install them behind one episode provider."""
+    from cassette_provider.episodes import install_episodes
+    from cassette_provider.install import RecordConfig, ReplayConfig
+
+    options = {k: v for k, v in plan.options.items() if k not in _PLAN_KEYS}
+    record, replay = _split_for_provider(options)
+    if plan.action == "replay":
+        return install_episodes(registry, replay=ReplayConfig(file=str(plan.path), **replay))  # type: ignore[arg-type]
+    write_mode = plan.write_mode if plan.write_mode is not None else "create"
+    record_config = RecordConfig(file=str(target), write_mode=write_mode, **record)  # type: ignore[arg-type]
     if plan.action == "record":
-        write_mode = plan.write_mode if plan.write_mode is not None else "create"
-        config = RecordConfig(file=str(plan.path), write_mode=write_mode, **record)  # type: ignore[arg-type]
-    else:
-        config = ReplayConfig(file=str(plan.path), **replay)  # type: ignore[arg-type]
-    return install_cassette(registry, config)
+        return install_episodes(registry, record=record_config)
+    replay["assert_consumed"] = False  # new_episodes keeps what the test no longer calls
+    return install_episodes(
+        registry,
+        replay=ReplayConfig(file=str(plan.path), **replay),  # type: ignore[arg-type]
+        record=record_config,
+    )
 
 
 @dataclass(slots=True)
 class _CassetteSession:
-    """One test's installed cassette, the loop it lives on, and whether it was finished."""
+    """One test's installed cassette, its loop, its guard, and how it was finished."""
 
     plan: CassettePlan
-    handle: _Handle
+    handle: EpisodeHandle
     loop: asyncio.AbstractEventLoop
     owns_loop: bool
+    target: Path
+    guard: NetworkGuard | None = None
     finished: bool = False
     covered: str | None = None
+    covered_count: int = 0
+    settled: bool = False
 
-    def finish(self) -> BaseException | None:
-        """Dispose of the handle once; return what it raised (unconsumed calls, write faults)."""
+    def finish(self, *, interrupted: bool = False) -> BaseException | None:
+        """Dispose of the handle once; return what it raised (unconsumed calls, write faults).
+
+        `interrupted` (Ctrl-C, a crash of the run) keeps a truncated cassette as it was.
+        """
         if self.finished:
             return None
         self.finished = True
-        tally: Callable[[], ReplayTally | None] | None = getattr(self.handle, "replay_tally", None)
-        self.covered = covered_report(tally()) if tally is not None else None
+        tally = self.handle.replay_tally()
+        self.covered = covered_report(tally)
+        self.covered_count = 0 if tally is None else len(tally.covered)
         try:
-            self.loop.run_until_complete(self.handle.dispose())
+            self.loop.run_until_complete(self.handle.dispose(interrupted=interrupted))
         except Exception as error:  # reported as the test's failure by the caller
             return error
         return None
 
+    def settle(self, *, passed: bool) -> None:
+        """`rewrite`: move the new recording over the cassette on a pass, else discard it."""
+        if self.settled or not self.plan.rewrite:
+            return
+        self.settled = True
+        if passed and self.target.is_file():
+            os.replace(self.target, self.plan.path)
+        else:
+            self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
+
+    def stats(self) -> dict[str, object]:
+        """What the end-of-run summary needs from this test (plain data, xdist-serializable)."""
+        counts = self.handle.provider.counts()
+        return {
+            "action": self.plan.action,
+            "replayed": counts.replayed,
+            "recorded": counts.recorded,
+            "covered": self.covered_count,
+        }
+
     def close(self) -> None:
-        """Release the private loop of a sync test."""
+        """Release the guard and the private loop of a sync test."""
+        if self.guard is not None:
+            self.guard.remove()
         if self.owns_loop and not self.loop.is_closed():
             self.loop.close()
 
 
 _SESSION = pytest.StashKey[_CassetteSession]()
 _LATE_FAILURE = pytest.StashKey[str]()
-
-
-def _failure_message(session: _CassetteSession, error: BaseException) -> str:
-    """A failure text for a cassette error: its message and diagnostic, never stored bodies."""
-    lines = [f"subagent cassette {session.plan.path} ({session.plan.action}): {error}"]
-    diagnostic = diagnostic_text(error)
-    if diagnostic is not None:
-        lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
-    return "\n".join(lines)
 
 
 try:  # pytest-asyncio runs async fixtures on the test's own event loop, in strict mode too
@@ -330,10 +417,24 @@ def cassette_registry() -> ProviderRegistry:
 
 
 @pytest.fixture
+def subagent_cassette_config() -> Mapping[str, object]:
+    """Cassette options for every test in scope (like vcr_config); markers override per key."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def _subagent_cassette_marker(request: pytest.FixtureRequest) -> None:
+    """`@pytest.mark.subagent_cassette` alone switches the cassette on for that test."""
+    node = request.node
+    if isinstance(node, pytest.Function) and node.get_closest_marker(MARKER) is not None:
+        request.getfixturevalue("subagent_cassette")
+
+
+@pytest.fixture
 def subagent_cassette(
     request: pytest.FixtureRequest, cassette_registry: ProviderRegistry
-) -> Iterator[CassetteHandle]:
-    """Install this test's cassette on `cassette_registry` and yield its `CassetteHandle`.
+) -> Iterator[EpisodeHandle]:
+    """Install this test's cassette on `cassette_registry` and yield its handle.
 
     Works for async tests (on their loop) and sync ones (on a private loop). The handle is
     disposed right after the test body, so unconsumed interactions fail the test itself.
@@ -345,23 +446,49 @@ def subagent_cassette(
     else:
         loop = asyncio.new_event_loop()
         owns_loop = True
+    target = rewrite_target(plan.path) if plan.rewrite else plan.path
     try:
-        handle = _install(plan, cassette_registry)
+        handle = _install(plan, cassette_registry, target)
     except BaseException:
         if owns_loop:
             loop.close()
         raise
-    session = _CassetteSession(plan, handle, loop, owns_loop)
+    session = _CassetteSession(plan, handle, loop, owns_loop, target)
+    if plan.action == "replay" and plan.options.get("block_network") is True:
+        from cassette_provider.network_guard import NetworkGuard
+
+        session.guard = NetworkGuard(f"{BLOCK_OPTION} or block_network=True")
+        session.guard.install()
     request.node.stash[_SESSION] = session
     try:
         yield handle
     finally:
         try:
             late = session.finish()  # only when the call phase never ran (setup failures)
+            session.settle(passed=False)
             if late is not None:
                 raise late
         finally:
             session.close()
+
+
+def _failure_message(session: _CassetteSession, error: BaseException) -> str:
+    from cassette_provider.plugin_reports import failure_message
+
+    return failure_message(str(session.plan.path), session.plan.action, error)
+
+
+def _outcome_failure(session: _CassetteSession, failure: BaseException | None) -> str | None:
+    """The failure text for a test body that passed: swallowed mismatches, refusals, faults."""
+    from cassette_provider.plugin_reports import refused_report, swallowed_report
+
+    misses = session.handle.provider.misses
+    if misses:
+        return swallowed_report(misses, failure)
+    refused = () if session.guard is None else session.guard.refused
+    if refused:
+        return refused_report(refused, BLOCK_OPTION)
+    return None if failure is None else _failure_message(session, failure)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -370,33 +497,95 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     session = item.stash.get(_SESSION, None)
     try:
         outcome = yield
-    except BaseException:
+    except BaseException as error:
         if session is not None:
-            late = session.finish()
-            if late is not None:
-                item.stash[_LATE_FAILURE] = _failure_message(session, late)
+            late = session.finish(interrupted=not isinstance(error, Exception))
+            session.settle(passed=False)
+            notes = [_failure_message(session, late)] if late is not None else []
+            misses = session.handle.provider.misses
+            if misses and find_mismatch(error) is None:
+                from cassette_provider.plugin_reports import swallowed_report
+
+                notes.insert(0, swallowed_report(misses, None))
+            if notes:
+                item.stash[_LATE_FAILURE] = "\n\n".join(notes)
         raise
     if session is not None:
-        failure = session.finish()
+        failure = _outcome_failure(session, session.finish())
+        session.settle(passed=failure is None)
         if failure is not None:
-            pytest.fail(_failure_message(session, failure), pytrace=False)
+            pytest.fail(failure, pytrace=False)
     return outcome
+
+
+def _no_provider_hint(item: pytest.Item, error: BaseException) -> str | None:
+    """A hint when a test with only the old `cassette` marker found no cassette provider."""
+    current: BaseException | None = error
+    while current is not None and getattr(current, "code", None) != "NO_PROVIDER":
+        current = current.__cause__ or current.__context__
+    if current is None or item.get_closest_marker(LEGACY_MARKER) is None:
+        return None
+    return (
+        f"@pytest.mark.{LEGACY_MARKER} only configures a test that requests the "
+        f"subagent_cassette fixture; use @pytest.mark.{MARKER} to switch the cassette on"
+    )
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Show a mismatch as its diagnostic; late cassette faults and covered calls as sections."""
+    """Show a mismatch as its lead and diagnostic; late faults and covered calls as sections."""
     report = yield
     session = item.stash.get(_SESSION, None)
-    if call.when == "call" and session is not None and session.covered is not None:
-        report.sections.append((REPLAY_SECTION, session.covered))
-    if call.when == "call" and call.excinfo is not None and report.failed:
+    if call.when != "call":
+        return report
+    if session is not None:
+        setattr(report, REPORT_ATTRIBUTE, session.stats())
+        if session.covered is not None:
+            report.sections.append((REPLAY_SECTION, session.covered))
+    if call.excinfo is not None and report.failed:
         replacement = mismatch_report(call.excinfo.value)
         if replacement is not None:
             report.longrepr = replacement
         late = item.stash.get(_LATE_FAILURE, None)
         if late is not None:
             report.sections.append(("subagent cassette teardown", late))
+        if session is None:
+            hint = _no_provider_hint(item, call.excinfo.value)
+            if hint is not None:
+                report.sections.append((HINT_SECTION, hint))
     return report
+
+
+def _add_stats(totals: dict[str, int], stats: Mapping[str, object]) -> None:
+    """Count one test: replayed or recorded, its live (recorded) calls and its covered calls."""
+    recorded = stats.get("recorded", 0)
+    covered = stats.get("covered", 0)
+    live = recorded if isinstance(recorded, int) else 0
+    kind = "recorded" if stats.get("action") == "record" or live else "replayed"
+    totals[kind] = totals.get(kind, 0) + 1
+    totals["live_calls"] = totals.get("live_calls", 0) + live
+    totals["covered"] = totals.get("covered", 0) + (covered if isinstance(covered, int) else 0)
+
+
+class _RunTotals:
+    """The run's cassette tally; xdist workers' reports reach the controller's hooks too."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+        self.totals: dict[str, int] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Add a test's cassette use (the call phase's report carries it)."""
+        stats = getattr(report, REPORT_ATTRIBUTE, None)
+        if report.when == "call" and isinstance(stats, Mapping):
+            _add_stats(self.totals, stats)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """One line at the end of a run that used subagent cassettes."""
+        if not self.totals or hasattr(self._config, "workerinput"):
+            return
+        from cassette_provider.plugin_reports import summary_line
+
+        terminalreporter.write_line(summary_line(self.totals))

@@ -1,0 +1,163 @@
+"""The pytest plugin's failure, section and summary texts: metadata only, escaped as the CLI does.
+
+Every cassette-derived string (call keys, labels, messages naming them) goes through
+`cassette_format.display_text.display` and diagnostics through the CLI's JSON printer, so a
+hostile label cannot steer a terminal or a JUnit XML reader. Loaded only when a report needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Final
+
+from cassette_format.display_text import display
+from cassette_format.json_text import json_document
+from cassette_topology.closest import lead_line
+from cassette_topology.diagnostics import MismatchDiagnostic
+
+if TYPE_CHECKING:
+    from cassette_provider.replay import ReplayTally
+
+__all__ = [
+    "DIAGNOSTIC_SECTION",
+    "covered_report",
+    "diagnostic_text",
+    "failure_message",
+    "find_mismatch",
+    "lead_for",
+    "mismatch_report",
+    "refused_report",
+    "summary_line",
+    "swallowed_report",
+]
+
+DIAGNOSTIC_SECTION: Final = "subagent cassette diagnostic"
+_HIDDEN: Final = "(traceback hidden: its frames can show the live request)"
+_COVERED_SAMPLE: Final = 5
+
+
+def find_mismatch(error: BaseException) -> BaseException | None:
+    """The first cassette mismatch (code CASSETTE_MISMATCH) in an exception's cause chain."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if getattr(current, "code", None) == "CASSETTE_MISMATCH":
+            return current
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+    return None
+
+
+def _described(error: BaseException) -> str:
+    """`Type: message`, escaped as one display string."""
+    return display(f"{type(error).__name__}: {error}")
+
+
+def lead_for(mismatch: BaseException) -> str | None:
+    """The escaped one-line lead of a mismatch: closest recorded call and what differs."""
+    diagnostic = getattr(mismatch, "diagnostic", None)
+    if not isinstance(diagnostic, MismatchDiagnostic):
+        return None
+    return display(lead_line(diagnostic))
+
+
+def diagnostic_text(error: BaseException) -> str | None:
+    """The metadata-only diagnostic of a mismatch in an exception chain, as the CLI prints it."""
+    mismatch = find_mismatch(error)
+    as_document = getattr(getattr(mismatch, "diagnostic", None), "as_document", None)
+    if not callable(as_document):
+        return None
+    return json_document(as_document())
+
+
+def _mismatch_lines(mismatch: BaseException) -> list[str]:
+    lines = [_described(mismatch)]
+    diagnostic = diagnostic_text(mismatch)
+    if diagnostic is not None:
+        lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
+    return lines
+
+
+def mismatch_report(error: BaseException) -> str | None:
+    """A failure text for a test that hit a mismatch: lead, message and diagnostic only.
+
+    It replaces pytest's traceback, whose frames print call arguments such as the live
+    request, so a failure report never carries prompt text.
+    """
+    mismatch = find_mismatch(error)
+    if mismatch is None:
+        return None
+    lines: list[str] = []
+    lead = lead_for(mismatch)
+    if lead is not None:
+        lines.append(lead)
+    if mismatch is not error:
+        lines.append(display(f"{type(error).__name__} caused by a subagent cassette mismatch:"))
+    lines += [*_mismatch_lines(mismatch), "", _HIDDEN]
+    return "\n".join(lines)
+
+
+def swallowed_report(misses: Sequence[BaseException], later: BaseException | None) -> str:
+    """A failure text for mismatches the harness caught: the first one in full, then a count."""
+    first = misses[0]
+    lines: list[str] = []
+    lead = lead_for(first)
+    if lead is not None:
+        lines.append(lead)
+    lines.append(
+        f"{len(misses)} subagent cassette mismatch(es) were raised inside the test and "
+        "swallowed by the harness; the first:"
+    )
+    lines += _mismatch_lines(first)
+    if later is not None:
+        lines += ["", "then, at the end of the test:", _described(later)]
+    return "\n".join(lines)
+
+
+def refused_report(refused: Sequence[str], option: str) -> str:
+    """A failure text for connections the guard refused and the harness swallowed."""
+    return display(
+        f"{len(refused)} connection(s) refused by {option} during replay were swallowed by "
+        f"the harness; the first to {refused[0]}"
+    )
+
+
+def failure_message(path: str, action: str, error: BaseException) -> str:
+    """A failure text for a cassette fault at the end of a test (unconsumed calls, writes)."""
+    lines = [display(f"subagent cassette {path} ({action}): {error}")]
+    diagnostic = diagnostic_text(error)
+    if diagnostic is not None:
+        lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
+    return "\n".join(lines)
+
+
+def covered_report(tally: ReplayTally | None) -> str | None:
+    """A replay's covered calls as report lines (call keys only), or None when none were.
+
+    Covered: recorded beneath a call whose recorded result replay delivered (issue 12).
+    """
+    if tally is None or not tally.covered:
+        return None
+    covered = tally.covered
+    lines = [
+        f"replayed {tally.consumed} interaction(s); {len(covered)} covered "
+        "(recorded beneath a delivered result, not re-run, counted as consumed):"
+    ]
+    lines += [f"  covered {display(call.call_key)}" for call in covered[:_COVERED_SAMPLE]]
+    if len(covered) > _COVERED_SAMPLE:
+        lines.append(f"  ... and {len(covered) - _COVERED_SAMPLE} more")
+    return "\n".join(lines)
+
+
+def summary_line(totals: Mapping[str, int]) -> str:
+    """The end-of-run line: tests replayed and recorded, live calls made, calls covered."""
+    return (
+        f"subagent cassettes: {totals.get('replayed', 0)} test(s) replayed, "
+        f"{totals.get('recorded', 0)} recorded, {totals.get('live_calls', 0)} live call(s), "
+        f"{totals.get('covered', 0)} covered"
+    )
