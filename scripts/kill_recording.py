@@ -115,6 +115,7 @@ class Killed:
 
     lines: tuple[str, ...]
     killed: bool
+    error: str  # the last line the child wrote on stderr, if it failed by itself
 
 
 def _run_child(
@@ -135,7 +136,8 @@ def _run_child(
             }
         ),
     ]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    errors = target.with_name("child-stderr.txt").open("w+b")
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
     stdout = cast(IO[bytes], child.stdout)
     wanted = rng.randint(1, len(labels) + 2)  # "open", some labels, maybe "committed"
     lines: list[str] = []
@@ -151,7 +153,10 @@ def _run_child(
     lines.extend(raw.decode().rstrip("\n") for raw in stdout.readlines())
     child.wait()
     stdout.close()
-    return Killed(tuple(lines), killed)
+    errors.seek(0)
+    tail = errors.read().decode(errors="replace").strip().splitlines()
+    errors.close()
+    return Killed(tuple(lines), killed, tail[-1] if tail and not killed else "")
 
 
 def _verify_stderr(target: Path) -> tuple[int, str]:
@@ -186,6 +191,8 @@ def _check(
     from cassette_format.partial import partial_siblings
 
     problems: list[str] = []
+    if "open" not in seen.lines and not seen.killed:
+        return "child failed", [f"the child failed before recording: {seen.error}"]
     reported = [line for line in seen.lines if line not in {"open", "committed"}]
     partials = [p for p in partial_siblings(str(target)) if not _same(p.path, target)]
     committed = "committed" in seen.lines
