@@ -27,8 +27,10 @@ from cassette_topology.sessions import (
     cover_subagent,
     derive_script,
     encode_session_log,
+    has_volatile_ids,
     normalize_volatile_ids,
     parse_session_log,
+    request_fingerprints,
     route_call,
     start_binding,
 )
@@ -308,3 +310,26 @@ def test_header_binding_facts_round_trip_and_are_validated() -> None:
         assert error.code == SESSION_LOG_FORMAT
         assert error.line == 1
         assert f"header.{field}" in error.message
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["a", "call_1", "function"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["id", "type", "tool_call_id", "callId", "content", "x"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+def test_the_no_copy_scan_agrees_with_normalization(value: JsonValue) -> None:
+    # the replayer's fast path: nothing to renumber means one digest serves both purposes
+    exact, normalized = request_fingerprints(value).unwrap()
+    assert normalized == digest(normalize_volatile_ids(value).unwrap())
+    if not has_volatile_ids(value):
+        assert normalized == exact

@@ -19,10 +19,10 @@ from cassette_topology.sessions import (
     SessionError,
     SessionLog,
     SessionScript,
-    binding_fingerprint,
     check_consumed,
     cover_subagent,
     derive_scripts,
+    request_fingerprints,
     route_call,
     session_label,
     start_binding,
@@ -49,14 +49,14 @@ def request_fingerprint(request: object, session: str | None) -> str:
     return value_or_raise(fingerprint(request).alt(lambda _: invalid))
 
 
-def _binding_fingerprint(request: JsonValue, session: str | None) -> str:
-    """The request's fingerprint after volatile-id normalization, or a metadata-only error."""
+def _both_fingerprints(request: JsonValue, session: str | None) -> tuple[str, str]:
+    """The exact and the volatile-id-normalized fingerprint, or a metadata-only error."""
     invalid = SessionError(
         SESSION_REQUEST_INVALID,
         f"a model request of session {session_label(session)} is not lossless canonical JSON",
         session=session,
     )
-    return value_or_raise(binding_fingerprint(request).alt(lambda _: invalid))
+    return value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
 
 
 class SessionReplayer:
@@ -135,10 +135,10 @@ class SessionReplayer:
         resolved = resolve_call(session_id, first_call_ordinal)
         session = resolved.session
         try:
-            digest = request_fingerprint(request, session)
-            normalized = (
-                _binding_fingerprint(request, session) if self._state.policy == BY_REQUEST else None
-            )
+            if self._state.policy == BY_REQUEST:
+                digest, normalized = _both_fingerprints(request, session)
+            else:
+                digest, normalized = request_fingerprint(request, session), None
         except ModelReplayError as error:
             self._failures.append(error)
             raise

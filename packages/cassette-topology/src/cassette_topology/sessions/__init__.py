@@ -59,7 +59,12 @@ from cassette_topology.sessions.records import (
     SessionLogHeader,
 )
 from cassette_topology.sessions.scripts import SessionScript, derive_script, derive_scripts
-from cassette_topology.sessions.volatile import binding_fingerprint, normalize_volatile_ids
+from cassette_topology.sessions.volatile import (
+    binding_fingerprint,
+    has_volatile_ids,
+    normalize_volatile_ids,
+    request_fingerprints,
+)
 
 __all__ = [
     "ANONYMOUS_SESSION_LABEL",
@@ -100,6 +105,7 @@ __all__ = [
     "derive_script",
     "derive_scripts",
     "encode_session_log",
+    "has_volatile_ids",
     "is_covered",
     "next_call",
     "next_generation_names",
@@ -108,6 +114,7 @@ __all__ = [
     "order_primary_first",
     "parse_session_log",
     "parse_session_log_name",
+    "request_fingerprints",
     "route_call",
     "select_generations",
     "select_session_log_paths",

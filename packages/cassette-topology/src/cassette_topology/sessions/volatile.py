@@ -28,6 +28,12 @@ _INVALID: Final = SessionError(
 )
 
 
+def _is_call(value: dict[str, JsonValue]) -> bool:
+    """Whether an object is a tool call, whose own `id` is then volatile."""
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in _CALL_TYPES
+
+
 def _renumbered(raw: str, ids: dict[str, str]) -> str:
     """`call-<n>` for a raw id, numbered by first appearance."""
     known = ids.get(raw)
@@ -40,7 +46,7 @@ def _renumbered(raw: str, ids: dict[str, str]) -> str:
 def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[JsonValue]:
     """Renumber one object's own ids in place; answer its nested values in key order."""
     nested: list[JsonValue] = []
-    is_call = value.get("type") in _CALL_TYPES
+    is_call = _is_call(value)
     for key in sorted(value, key=utf16_sort_key):
         item = value[key]
         if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
@@ -74,8 +80,37 @@ def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, SessionError
     return Success(root)
 
 
+def has_volatile_ids(request: JsonValue) -> bool:
+    """Whether normalization would renumber anything (an iterative scan, no copy)."""
+    stack: list[JsonValue] = [request]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(item for item in value if isinstance(item, dict | list))
+        elif isinstance(value, dict):
+            is_call = _is_call(value)
+            for key, item in value.items():
+                if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
+                    return True
+                if isinstance(item, dict | list):
+                    stack.append(item)
+    return False
+
+
 def binding_fingerprint(request: JsonValue) -> Result[str, SessionError]:
     """The fingerprint of a request after volatile-id normalization (what binding compares)."""
-    return normalize_volatile_ids(request).bind(
-        lambda normalized: fingerprint(normalized).alt(lambda _: _INVALID)
+    return request_fingerprints(request).map(lambda pair: pair[1])
+
+
+def request_fingerprints(request: JsonValue) -> Result[tuple[str, str], SessionError]:
+    """The exact and the normalized fingerprint; one digest when there is nothing to renumber."""
+    exact = fingerprint(request).alt(lambda _: _INVALID)
+    if not has_volatile_ids(request):
+        return exact.map(lambda digest: (digest, digest))
+    return exact.bind(
+        lambda digest: normalize_volatile_ids(request).bind(
+            lambda normalized: (
+                fingerprint(normalized).alt(lambda _: _INVALID).map(lambda other: (digest, other))
+            )
+        )
     )
