@@ -95,11 +95,12 @@ def _full_view(normalized: Mapping[str, object], redactor: Redactor) -> FullRequ
 
 @dataclass(frozen=True, slots=True)
 class _Admitted:
-    """A start that passed preprocessing: its identity, request view and sequence."""
+    """A start that passed preprocessing: its identity, request view and admission number."""
 
     reserved: ReservedCall
     view: RequestView
-    sequence: int
+    #: Counts admissions; the cassette sequence is taken later, when the line is written.
+    admission: int
 
 
 @dataclass(slots=True)
@@ -197,7 +198,8 @@ class RecordingProvider(ProviderIdentity):
         self._idle = asyncio.Event()
         self._idle.set()
         self._next_sequence = writer.next_sequence
-        #: Admitted calls whose line has not settled yet, by sequence.
+        self._admissions = 0
+        #: Admitted calls whose line has not settled yet, by admission number.
         self._unsettled: dict[int, _Call] = {}
 
     @property
@@ -230,7 +232,7 @@ class RecordingProvider(ProviderIdentity):
             self._idle.set()
 
     def _preprocess(self, request: StartRequest) -> _Admitted:
-        """Normalize, build the view, reserve the identity, take a sequence (PROV-3)."""
+        """Normalize, build the view, reserve the identity (PROV-3); no sequence yet."""
         normalized = normalize_request(request)
         if isinstance(normalized, Failure):
             raise normalized.failure()
@@ -249,22 +251,24 @@ class RecordingProvider(ProviderIdentity):
         reserved = value_or_raise(
             self._tracker.reserve_normalized(live_parent(request.parent), body, context.unwrap())
         )
-        sequence = self._next_sequence
-        self._next_sequence += 1
-        return _Admitted(reserved=reserved, view=view, sequence=sequence)
+        self._admissions += 1
+        return _Admitted(reserved=reserved, view=view, admission=self._admissions)
 
     def _open(self, admitted: _Admitted, clocked: _Clocked) -> _Call:
         """Track an admitted call until its line settles."""
         line: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         call = _Call(admitted=admitted, clocked=clocked, line=line)
-        self._unsettled[admitted.sequence] = call
+        self._unsettled[admitted.admission] = call
         return call
 
     def claim(self, call: _Call, outcome: Outcome, *, published: bool, local: bool) -> None:
         """Fix the call's outcome and start writing its line, unless already claimed.
 
         The write runs in its own task, so cancelling whoever waits for it never drops
-        the line; the active count drops when the line settles (PROV-10).
+        the line; the active count drops when the line settles (PROV-10). The sequence is
+        taken here, not at admission: writes reach the file in claim order, so the file's
+        sequences are 1..N at every moment and a recording killed with calls in flight
+        leaves no gap (issue 12); sequence therefore counts calls in the order they ended.
         """
         if call.claimed:
             return
@@ -272,8 +276,10 @@ class RecordingProvider(ProviderIdentity):
         admitted, reserved = call.admitted, call.admitted.reserved
         timing = call.clocked.timing(published=published)
         call.clocked.stop()
+        sequence = self._next_sequence
+        self._next_sequence += 1
         body = InteractionBody(
-            sequence=admitted.sequence,
+            sequence=sequence,
             call_key=reserved.call_key,
             parent_key=reserved.parent_key,
             parent_context_fingerprint=reserved.parent_context_fingerprint,
@@ -297,7 +303,7 @@ class RecordingProvider(ProviderIdentity):
         else:
             call.line.set_result(None)
         call.line.exception()  # retrieved: whoever waits still sees it
-        self._unsettled.pop(call.admitted.sequence, None)
+        self._unsettled.pop(call.admitted.admission, None)
         self.release()
 
     async def finish(self, call: _Call, outcome: Outcome, *, published: bool, local: bool) -> None:
