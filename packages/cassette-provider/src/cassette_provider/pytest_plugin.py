@@ -323,11 +323,11 @@ def _install(plan: CassettePlan, registry: ProviderRegistry, target: Path) -> Ep
     if plan.action == "record":
         return install_episodes(registry, record=record_config)
     replay["assert_consumed"] = False  # new_episodes keeps what the test no longer calls
-    return install_episodes(
-        registry,
-        replay=ReplayConfig(file=str(plan.path), **replay),  # type: ignore[arg-type]
-        record=record_config,
-    )
+    replay_config = ReplayConfig(file=str(plan.path), **replay)  # type: ignore[arg-type]
+    if registry.get(record_config.upstream_provider) is None:
+        # Nothing to record with: replay alone, and a new call fails as a mismatch.
+        return install_episodes(registry, replay=replay_config)
+    return install_episodes(registry, replay=replay_config, record=record_config)
 
 
 @dataclass(slots=True)
