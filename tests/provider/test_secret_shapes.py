@@ -11,6 +11,7 @@ from cassette_format.records import RequestMetadata, ToolFilter
 from cassette_provider.js_regex import JS_SPACE_CLASS
 from cassette_provider.redact import (
     REDACTED,
+    SHORTEST_BUILTIN_MATCH,
     Redactor,
     builtin_patterns,
     catalogue_patterns,
@@ -332,3 +333,18 @@ def test_the_docs_page_lists_every_shape_with_its_template() -> None:
     for row, shape in zip(rows, SHAPES, strict=True):
         assert row.startswith(f"| `{shape.name}` | ")
         assert f"`{shape.canary.replace(chr(10), '⏎')}`" in row
+
+
+def test_no_builtin_pattern_matches_fewer_characters_than_the_short_cut() -> None:
+    """Strings shorter than SHORTEST_BUILTIN_MATCH skip the built-ins: none could match."""
+    parse = re._parser.parse  # type: ignore[attr-defined]
+    widths = [parse(p.pattern, p.flags).getwidth()[0] for p in REDACTOR.key_patterns]
+    assert min(widths) == SHORTEST_BUILTIN_MATCH
+
+
+def test_memoized_and_direct_paths_agree() -> None:
+    direct = Redactor(True, REDACTOR.patterns, REDACTOR.key_patterns)
+    for name in COMPILED:
+        text, _ = canary(name, 5)
+        for sample in (text, f"k {text}", text[:5], "x" * 300 + text):
+            assert REDACTOR.redact_text(sample) == direct.redact_text(sample)

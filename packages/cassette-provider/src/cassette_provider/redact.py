@@ -10,6 +10,7 @@ values only, as in the reference, so a broad custom pattern cannot rename schema
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,15 +104,19 @@ def _keep_around_secret(match: re.Match[str]) -> str:
 
 
 def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
-    """Run each pattern on the previous output; every match counts (REDACT-5)."""
+    """Run each pattern on the previous output; every match counts (REDACT-5).
+
+    A catalogued shape runs only if one of its literals occurs in the current text.
+    """
     total = 0
-    lowered: str | None = None
+    present: frozenset[str] | None = None
     for pattern in patterns:
         hints = _HINTS.get(pattern)
         if hints:
-            if lowered is None:
+            if present is None:
                 lowered = text.lower()
-            if not any(hint in lowered for hint in hints):
+                present = frozenset(hint for hint in _ALL_HINTS if hint in lowered)
+            if present.isdisjoint(hints):
                 continue
         if pattern is _REFERENCE_ASSIGNMENT:
             text, count = pattern.subn(_keep_prefix, text)
@@ -121,8 +126,27 @@ def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
             text, count = pattern.subn(REDACTED, text)
         if count:
             total += count
-            lowered = None
+            present = None
     return text, total
+
+
+#: No built-in pattern matches fewer characters (`://:x@`, `?key=x`); a test checks it.
+SHORTEST_BUILTIN_MATCH: Final = 6
+_CACHED_LENGTH: Final = 256
+
+
+@functools.lru_cache(maxsize=4096)
+def _builtins_cached(text: str) -> tuple[str, int]:
+    return _apply(_KEY_PATTERNS, text)
+
+
+def _builtins(text: str) -> tuple[str, int]:
+    """The built-ins over one string; short strings (keys, labels, names) are memoized."""
+    if len(text) < SHORTEST_BUILTIN_MATCH:
+        return text, 0
+    if len(text) <= _CACHED_LENGTH:
+        return _builtins_cached(text)
+    return _apply(_KEY_PATTERNS, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,15 +154,25 @@ class Redactor:
     """Compiled patterns (built-ins then custom); `enabled=False` redacts nothing.
 
     `key_patterns` are the ones applied to object keys: the built-ins without custom patterns.
+    `builtins` says that `patterns` starts with exactly the built-ins (compile_redactor's
+    redactors), which lets short strings take the memoized path.
     """
 
     enabled: bool
     patterns: tuple[re.Pattern[str], ...]
     key_patterns: tuple[re.Pattern[str], ...] = ()
+    builtins: bool = False
 
     def redact_text(self, text: str) -> tuple[str, int]:
         """Apply each pattern to the previous output; every match counts (REDACT-5)."""
-        return _apply(self.patterns, text)
+        if not self.builtins:
+            return _apply(self.patterns, text)
+        text, total = _builtins(text)
+        text, custom = _apply(self.patterns[len(_KEY_PATTERNS) :], text)
+        return text, total + custom
+
+    def _redact_key(self, key: str) -> tuple[str, int]:
+        return _builtins(key) if self.builtins else _apply(self.key_patterns, key)
 
     def matches_any(self, text: str) -> bool:
         """Whether any pattern matches somewhere in `text`."""
@@ -220,7 +254,7 @@ class Redactor:
         renamed: dict[str, str] = {}
         count = 0
         for key in node:
-            new_key, found = _apply(self.key_patterns, key)
+            new_key, found = self._redact_key(key)
             if found:
                 renamed[key] = new_key
                 count += found
@@ -243,7 +277,8 @@ class Redactor:
 _BUILTIN: Final = builtin_patterns()
 _REFERENCE_ASSIGNMENT: Final = _BUILTIN[3]
 _SHAPES: Final = compiled_shapes()
-_HINTS: Final = {shape.pattern: shape.shape.hints for shape in _SHAPES}
+_HINTS: Final = {shape.pattern: frozenset(shape.shape.hints) for shape in _SHAPES}
+_ALL_HINTS: Final = tuple(sorted({hint for hints in _HINTS.values() for hint in hints}))
 _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 
@@ -279,4 +314,6 @@ def compile_redactor(enabled: bool, custom: Sequence[str]) -> Result[Redactor, P
         if isinstance(pattern, Failure):
             return pattern
         compiled.append(pattern.unwrap())
-    return Success(Redactor(enabled=True, patterns=tuple(compiled), key_patterns=_KEY_PATTERNS))
+    return Success(
+        Redactor(enabled=True, patterns=tuple(compiled), key_patterns=_KEY_PATTERNS, builtins=True)
+    )
