@@ -12,6 +12,7 @@ replayed by call key, without ordinals.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import openai
 import pytest
+from cassette_canonical import canonical_json
 from cassette_format import load_cassette
 from cassette_provider import (
     FunctionProvider,
@@ -137,7 +139,8 @@ async def test_children_model_calls_get_their_own_sessions(
     logs = await harvest_session_logs(tmp_path / "models")
     parent, *children = logs
     assert parent.header.call_key is None
-    assert [c.request["body"]["messages"][-1]["content"] for c in parent.calls] == [  # type: ignore[call-overload, index]
+    asked = [json.loads(canonical_json(c.request).unwrap())["body"] for c in parent.calls]
+    assert [body["messages"][-1]["content"] for body in asked] == [
         "parent: plan the work",
         "parent: summarize",
     ]  # the children's calls never landed in the parent's script
