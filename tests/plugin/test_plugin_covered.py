@@ -101,6 +101,10 @@ def test_default_replay_passes_and_reports_the_covered_call(
             "  covered root/review-*~1/fact-check-*~1",
         ]
     )
+    # The end-of-run summary counts the covered call (issue 14).
+    replay.stdout.fnmatch_lines(
+        ["subagent cassettes: 1 test(s) replayed, 0 recorded, 0 live call(s), 1 covered"]
+    )
     assert "SECRETPROMPT" not in replay.stdout.str()
 
 
