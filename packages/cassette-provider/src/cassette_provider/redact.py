@@ -109,14 +109,13 @@ def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
     A catalogued shape runs only if one of its literals occurs in the current text.
     """
     total = 0
-    present: frozenset[str] | None = None
+    lowered: str | None = None
     for pattern in patterns:
         hints = _HINTS.get(pattern)
         if hints:
-            if present is None:
+            if lowered is None:
                 lowered = text.lower()
-                present = frozenset(hint for hint in _ALL_HINTS if hint in lowered)
-            if present.isdisjoint(hints):
+            if not any(hint in lowered for hint in hints):
                 continue
         if pattern is _REFERENCE_ASSIGNMENT:
             text, count = pattern.subn(_keep_prefix, text)
@@ -126,7 +125,7 @@ def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
             text, count = pattern.subn(REDACTED, text)
         if count:
             total += count
-            present = None
+            lowered = None
     return text, total
 
 
@@ -277,8 +276,7 @@ class Redactor:
 _BUILTIN: Final = builtin_patterns()
 _REFERENCE_ASSIGNMENT: Final = _BUILTIN[3]
 _SHAPES: Final = compiled_shapes()
-_HINTS: Final = {shape.pattern: frozenset(shape.shape.hints) for shape in _SHAPES}
-_ALL_HINTS: Final = tuple(sorted({hint for hints in _HINTS.values() for hint in hints}))
+_HINTS: Final = {shape.pattern: shape.shape.hints for shape in _SHAPES}
 _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 
