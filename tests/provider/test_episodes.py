@@ -138,3 +138,22 @@ def test_one_provider_name_and_a_free_slot_are_required(tmp_path: Path) -> None:
     registry.register(FunctionProvider("cassette", Upstream(registry)))
     with pytest.raises(Exception, match="already registered"):
         install_episodes(registry, record=RecordConfig(file=str(tmp_path / "x.cassette.jsonl")))
+
+
+def test_an_interrupted_dispose_keeps_the_committed_cassette_of_a_truncating_recording(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.cassette.jsonl"
+
+    async def scenario() -> None:
+        await record(path, ("alpha",))
+        before = path.read_bytes()
+        registry, _ = upstream_registry()
+        handle = install_episodes(
+            registry, record=RecordConfig(file=str(path), write_mode="truncate")
+        )
+        await fan_out(registry, ("beta", "gamma"))
+        await handle.dispose(interrupted=True)  # Ctrl-C during an `all` run
+        assert path.read_bytes() == before
+
+    asyncio.run(scenario())
