@@ -24,6 +24,7 @@ from cassette_provider.secret_shapes import compiled_shapes
 
 __all__ = [
     "REDACTED",
+    "SHORTEST_BUILTIN_MATCH",
     "ProtectedFieldError",
     "Redactor",
     "builtin_patterns",
@@ -94,10 +95,12 @@ class ProtectedFieldError(Exception):
 
 
 def _keep_prefix(match: re.Match[str]) -> str:
+    """Reference pattern 4's replacement: capture 1 kept, the value replaced."""
     return match.group(1) + REDACTED
 
 
 def _keep_around_secret(match: re.Match[str]) -> str:
+    """The match with only its `secret` group replaced."""
     start, end = match.span("secret")
     whole = match.string
     return whole[match.start() : start] + REDACTED + whole[end : match.end()]
@@ -136,6 +139,7 @@ _CACHED_LENGTH: Final = 256
 
 @functools.lru_cache(maxsize=4096)
 def _builtins_cached(text: str) -> tuple[str, int]:
+    """Memoized built-ins (the process already holds these strings; nothing is written)."""
     return _apply(_KEY_PATTERNS, text)
 
 
@@ -171,6 +175,7 @@ class Redactor:
         return text, total + custom
 
     def _redact_key(self, key: str) -> tuple[str, int]:
+        """An object key through the built-ins only (custom patterns never rename keys)."""
         return _builtins(key) if self.builtins else _apply(self.key_patterns, key)
 
     def matches_any(self, text: str) -> bool:
