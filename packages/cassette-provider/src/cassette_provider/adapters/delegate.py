@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cassette_provider.adapters.blocks import CHILD_AGENT_OPTION, result_text, text_prompt
+from cassette_provider.adapters.nesting import parent_for_call
 from cassette_provider.agent import ParentAgent
 from cassette_provider.contract import StartRequest, SubagentResult
 from cassette_provider.registry import ProviderRegistry
@@ -23,6 +24,8 @@ class SubagentDelegate:
     Every call is one one-shot subagent start: the request names the child in
     `agent_options["agent"]` and uses the child's name as its label, so concurrent children
     (`asyncio.gather`) are told apart by what they were asked, never by completion order.
+    Called while an adapter provider runs a child (a nested delegate or tool), the call's parent
+    is that running child rather than `parent`, so it is recorded beneath the child's call.
     """
 
     def __init__(
@@ -32,11 +35,15 @@ class SubagentDelegate:
         self.parent = parent
         self.provider = provider
 
+    def current_parent(self) -> ParentAgent:
+        """The parent a call made now gets: the running child, else the configured parent."""
+        return parent_for_call(self.parent)
+
     async def run(self, agent: str, prompt: str, *, label: str | None = None) -> SubagentResult:
         """Start the child, await its terminal result and dispose of the run."""
         request = StartRequest(
             prompt=text_prompt(prompt),
-            parent=self.parent,
+            parent=self.current_parent(),
             label=label if label is not None else agent,
             agent_options={CHILD_AGENT_OPTION: agent},
         )

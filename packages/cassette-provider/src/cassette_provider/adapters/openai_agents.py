@@ -17,6 +17,7 @@ from cassette_provider.adapters.blocks import (
     text_result,
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
+from cassette_provider.adapters.nesting import child_running
 from cassette_provider.agent import ParentAgent, SimpleAgent
 from cassette_provider.contract import StartRequest
 from cassette_provider.function_provider import FunctionProvider
@@ -82,12 +83,13 @@ def openai_agents_provider(
         child_for(request)
 
     async def run(request: StartRequest, child: SimpleAgent) -> dict[str, object]:
-        outcome = await Runner.run(
-            child_for(request),
-            prompt_text(request.prompt),
-            run_config=run_config,
-            max_turns=max_turns,
-        )
+        with child_running(child):
+            outcome = await Runner.run(
+                child_for(request),
+                prompt_text(request.prompt),
+                run_config=run_config,
+                max_turns=max_turns,
+            )
         output = outcome.final_output
         structured = None if isinstance(output, str) else _plain(output)
         return text_result(output if isinstance(output, str) else structured, structured)
@@ -115,6 +117,8 @@ def cassette_tool(
 
     The tool's input becomes the child's prompt and the child's text output the tool's result.
     Faults (a cassette mismatch, an unknown child) propagate instead of being shown to the model.
+    Given to a child agent that `openai_agents_provider` runs, the tool's calls are parented on
+    that running child, not on `parent`, so they are recorded beneath the child's call.
     """
     from agents import FunctionTool
 

@@ -15,6 +15,7 @@ from cassette_provider.adapters.blocks import (
     text_result,
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
+from cassette_provider.adapters.nesting import child_running
 from cassette_provider.agent import SimpleAgent
 from cassette_provider.contract import StartRequest
 from cassette_provider.function_provider import FunctionProvider
@@ -56,7 +57,8 @@ def pydantic_ai_provider(
         child_for(request)
 
     async def run(request: StartRequest, child: SimpleAgent) -> dict[str, object]:
-        outcome = await child_for(request).run(prompt_text(request.prompt), deps=deps)
+        with child_running(child):
+            outcome = await child_for(request).run(prompt_text(request.prompt), deps=deps)
         output = outcome.output
         structured = None if isinstance(output, str) else pydantic_core.to_jsonable_python(output)
         return text_result(output, structured)
