@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from agents.items import ModelResponse, TResponseOutputItem
@@ -73,3 +73,75 @@ class EchoChildModel(Model):
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         """Streaming is not scripted."""
         raise NotImplementedError("EchoChildModel does not stream")
+
+
+def user_text(items: str | Sequence[Any]) -> str:
+    """The text of the last user message in a model's input."""
+    if isinstance(items, str):
+        return items
+    for item in reversed(items):
+        if isinstance(item, dict) and item.get("role") == "user":
+            return str(item["content"])
+    raise AssertionError("the model input holds no user message")
+
+
+def tool_output(items: str | Sequence[Any]) -> str | None:
+    """The output of the last function call in a model's input, if a tool has answered."""
+    if isinstance(items, str):
+        return None
+    for item in reversed(items):
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            return str(item["output"])
+    return None
+
+
+class RelayModel(Model):
+    """A child's own model: it calls one tool with a fixed input, then answers with its output."""
+
+    def __init__(self, tool: str, tool_text: str, prefix: str) -> None:
+        self._tool = tool
+        self._tool_text = tool_text
+        self._prefix = prefix
+        self.requests = 0
+
+    async def get_response(
+        self, system_instructions: str | None, input: str | list[Any], *args: Any, **kwargs: Any
+    ) -> ModelResponse:
+        """Ask the tool first; once it has answered, relay its output."""
+        self.requests += 1
+        answered = tool_output(input)
+        if answered is None:
+            output = tool_calls([(self._tool, self._tool_text)])
+        else:
+            output = [text_message(f"{self._prefix}: {answered}")]
+        return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        """Streaming is not scripted."""
+        raise NotImplementedError("RelayModel does not stream")
+
+
+class GatedAnswerModel(Model):
+    """A grandchild's model: waits at a gate with the prompt, then answers `answer(prompt)`."""
+
+    def __init__(
+        self, gate: Callable[[str], Awaitable[None]], answer: Callable[[str], str]
+    ) -> None:
+        self._gate = gate
+        self._answer = answer
+        self.requests = 0
+
+    async def get_response(
+        self, system_instructions: str | None, input: str | list[Any], *args: Any, **kwargs: Any
+    ) -> ModelResponse:
+        """Pass the gate, then answer the user's prompt."""
+        self.requests += 1
+        prompt = user_text(input)
+        await self._gate(prompt)
+        return ModelResponse(
+            output=[text_message(self._answer(prompt))], usage=Usage(), response_id=None
+        )
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        """Streaming is not scripted."""
+        raise NotImplementedError("GatedAnswerModel does not stream")
