@@ -1,4 +1,7 @@
-"""The per-line verification state shared by `parse_cassette` and the streaming verifier.
+"""FMT-15..17: the per-line chain state shared by `parse_cassette` and the streaming verifier.
+
+Each line is parsed (FMT-4/5), checked (FMT-9 for line 1, FMT-10 after) and linked
+(FMT-15/16); the first problem comes back as a value (`feed`, `finish`), never raised.
 
 It keeps only what the loader checks need (FMT-15..17): the previous hash, the sequences
 seen (a bitmap), a digest of each call key, and per parent-context/request group (keyed by
@@ -11,12 +14,14 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from cassette_format._fast_schema import interaction_fits
 from cassette_format._record_line import ParsedLine, parse_record, record_hash
-from cassette_format._reject import Reject
 from cassette_format._sequences import SeenSequences
-from cassette_format.schema import check_header, check_interaction
+from cassette_format.errors import CassetteFormatError
+from cassette_format.header_rules import check_header
+from cassette_format.interaction_rules import check_interaction_in_order, hash_problem
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KEY_BYTES", "ChainState", "Tally"]
 
+_LOSSY = "cassette record is not lossless canonical JSON"
 _OCCURRENCE_BITS = 54
 _OCCURRENCE_MASK = (1 << _OCCURRENCE_BITS) - 1
 
@@ -96,9 +102,9 @@ class Tally:
         self.duration_ms = max(self.duration_ms, duration_ms)
 
 
-def _as_int(value: object) -> int:
+def _as_int(value: int | float) -> int:
     """A validated safe integer (an int, or an integral float such as `2.0`)."""
-    return value if type(value) is int else int(cast(float, value))
+    return value if type(value) is int else int(value)
 
 
 # Call keys and groups are remembered by 128-bit BLAKE2b digests, not by their text: about
@@ -143,53 +149,72 @@ class ChainState:
     def header(self) -> CassetteHeader | None:
         """The typed header once line 1 verified (built on first use: verify needs none)."""
         if self._header is None and self.header_record is not None:
-            from cassette_format.build import header_from_checked  # lazy: keeps verify lean
+            from cassette_format.build import decode_header  # lazy: keeps verify lean
 
-            self._header = header_from_checked(self.header_record)
+            self._header = decode_header(self.header_record).value_or(None)
         return self._header
 
     def resume_mid_file(self) -> None:
         """After the header: the next interaction need not follow the header's hash."""
         self._previous_hash = None
 
-    def feed(self, number: int, raw: bytes | None, text: str | None, offset: int) -> None:
-        """Verify one line; raises Reject with the reference's message on the first failure."""
+    def feed(
+        self, number: int, raw: bytes | None, text: str | None, offset: int
+    ) -> CassetteFormatError | None:
+        """Verify one line: None, or its problem with the reference's message."""
         parsed = parse_record(raw, text, number)
+        if isinstance(parsed, CassetteFormatError):
+            return parsed
         if self.header_record is None:
-            self._feed_header(parsed)
-        else:
-            self._feed_interaction(parsed, number, offset)
+            return self._feed_header(parsed)
+        return self._feed_interaction(parsed, number, offset)
 
-    def _feed_header(self, parsed: ParsedLine) -> None:
-        header = check_header(parsed.value)
-        if record_hash(parsed, header) != header["hash"]:
-            raise Reject("header hash mismatch", line=1)
+    def _feed_header(self, parsed: ParsedLine) -> CassetteFormatError | None:
+        checked = check_header(parsed.value)
+        header = checked.value_or(None)
+        if header is None:
+            return checked.swap().value_or(None)
+        computed = record_hash(parsed, header)
+        if computed is None:
+            return CassetteFormatError(_LOSSY, line=1)
+        if computed != header["hash"]:
+            return CassetteFormatError("header hash mismatch", line=1)
         self.header_record = header
         self._storage = str(header["requestStorage"])
         self._previous_hash = str(header["hash"])
+        return None
 
-    def _feed_interaction(self, parsed: ParsedLine, number: int, offset: int) -> None:
+    def _feed_interaction(
+        self, parsed: ParsedLine, number: int, offset: int
+    ) -> CassetteFormatError | None:
+        value = parsed.value
         previous = self._previous_hash
         if previous is None:
-            value = parsed.value
             claimed = value.get("previousHash") if isinstance(value, dict) else None
             previous = self.first_previous_hash = claimed if isinstance(claimed, str) else ""
-        # Accepted by check_interaction, so every member indexed below exists as validated.
-        record: Any = check_interaction(parsed.value, number, previous)
-        if record_hash(parsed, record) != record["hash"]:
-            raise Reject(f"line {number} hash mismatch", line=number)
+        if not interaction_fits(value, previous):
+            problem = check_interaction_in_order(value, number, previous).swap().value_or(None)
+            if problem is not None:
+                return problem
+        # Accepted by FMT-10 rules 1-9, so every member indexed below exists as validated.
+        record: Any = value
+        problem = hash_problem(parsed, record, number)
+        if problem is not None:
+            return problem
         if record["request"]["storage"] != self._storage:
-            raise Reject(
+            return CassetteFormatError(
                 f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
                 line=number,
             )
         sequence = _as_int(record["sequence"])
         if sequence in self._sequences:
-            raise Reject(f"line {number} duplicates sequence {sequence}", line=number)
+            return CassetteFormatError(f"line {number} duplicates sequence {sequence}", line=number)
         call_key: str = record["callKey"]
         call_key_digest = _call_key_digest(call_key)
         if call_key_digest in self._call_keys:
-            raise Reject(f'line {number} duplicates call key "{call_key}"', line=number)
+            return CassetteFormatError(
+                f'line {number} duplicates call key "{call_key}"', line=number
+            )
         self._sequences.add(sequence)
         self._call_keys.add(call_key_digest)
         occurrence = _as_int(record["occurrence"])
@@ -204,38 +229,46 @@ class ChainState:
                 seen = _Group({seen & _OCCURRENCE_MASK}, [(seen >> _OCCURRENCE_BITS) - 1])
                 self._groups[group_key] = seen
             if occurrence in seen.occurrences:
-                raise Reject(
+                return CassetteFormatError(
                     f"line {number} duplicates occurrence {occurrence} "
                     "for one parent-context/request group",
                     line=number,
                 )
             seen.occurrences.add(occurrence)
             seen.offsets.append(offset)
-        self.tally.count(record)
         if self.keep_records:
-            from cassette_format.build import interaction_from_checked  # lazy, as above
+            from cassette_format.build import decode_interaction  # lazy, as above
 
-            self.interactions.append(interaction_from_checked(record))
+            decoded = decode_interaction(record)
+            interaction = decoded.value_or(None)
+            if interaction is None:
+                return decoded.swap().value_or(None)
+            self.interactions.append(interaction)
+        self.tally.count(record)
         self._previous_hash = record["hash"]
+        return None
 
-    def finish(self) -> None:
+    def finish(self) -> CassetteFormatError | None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
         if self.header_record is None:
-            raise Reject("cassette is empty")
+            return CassetteFormatError("cassette is empty")
         missing = self._sequences.first_missing()
         if missing is not None:
-            raise Reject(f"cassette is missing sequence {missing}")
+            return CassetteFormatError(f"cassette is missing sequence {missing}")
         for seen in self._groups.values():
             if isinstance(seen, int):
                 if seen & _OCCURRENCE_MASK != 1:
-                    raise Reject("cassette parent-context/request group is missing occurrence 1")
+                    return CassetteFormatError(
+                        "cassette parent-context/request group is missing occurrence 1"
+                    )
                 continue
             size = len(seen.occurrences)
             if max(seen.occurrences) != size:
                 missing = next(o for o in range(1, size + 1) if o not in seen.occurrences)
-                raise Reject(
+                return CassetteFormatError(
                     f"cassette parent-context/request group is missing occurrence {missing}"
                 )
+        return None
 
     def repeated_group_offsets(self) -> list[list[int]]:
         """Line offsets of each group with two or more members, groups in first-seen order."""

@@ -1,7 +1,7 @@
-"""One-pass acceptance of an ordinary interaction, so the ordered checks run only on doubt.
+"""FMT-10 rules 1-9 (with FMT-11..14) in one pass, so the ordered checks run only on doubt.
 
 `interaction_fits` answers one question: does this value plainly satisfy every rule of
-FMT-10 rules 1-9? It is deliberately narrower than `schema.check_interaction` (integers
+FMT-10 rules 1-9? It is deliberately narrower than the ordered checks (integers
 must be ints, never integral floats; any surprise answers False) and never builds a
 message. False only means "ask the ordered checks", which find the reference's first
 failure in the reference's order or accept the unusual-but-valid record. The invariant
@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 
-from cassette_format._blocks import check_content_blocks
 from cassette_format._fields import (
     ERROR_FIELDS,
     ERROR_OUTCOME_FIELDS,
@@ -26,7 +25,7 @@ from cassette_format._fields import (
     TIMING_FIELDS,
     TOOL_FILTER_FIELDS,
 )
-from cassette_format._reject import Reject
+from cassette_format.content_blocks import check_content_blocks
 
 __all__ = ["interaction_fits"]
 
@@ -64,13 +63,7 @@ def _tool_filter_fits(value: object) -> bool:
 
 
 def _blocks_fit(value: object) -> bool:
-    if type(value) is not list:
-        return False
-    try:
-        check_content_blocks(value, "")
-    except Reject:
-        return False
-    return True
+    return type(value) is list and check_content_blocks(value, "") is None
 
 
 def _metadata_fits(metadata: object) -> bool:

@@ -12,15 +12,17 @@ from collections.abc import Iterable, Iterator
 
 from cassette_format._js import is_js_blank
 from cassette_format._record_line import decode_line
-from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
 
-__all__ = ["MAX_LINE_BYTES", "NumberedLine", "iter_text_lines", "numbered_lines"]
+__all__ = ["MAX_LINE_BYTES", "LineOrProblem", "NumberedLine", "iter_text_lines", "numbered_lines"]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
 _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 
 NumberedLine = tuple[int, bytes | None, str | None, int]
+# A line, or the problem that ends the stream there (it is always the last item).
+LineOrProblem = NumberedLine | CassetteFormatError
 
 
 def _strip_newline(raw: bytes) -> bytes:
@@ -32,9 +34,9 @@ def _strip_newline(raw: bytes) -> bytes:
     return raw
 
 
-def too_long(line: int) -> Reject:
+def too_long(line: int) -> CassetteFormatError:
     """The refusal of an over-long line, naming its non-blank number."""
-    return Reject(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
+    return CassetteFormatError(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
 
 
 def _bounded(physical: Iterable[bytes]) -> Iterable[bytes]:
@@ -45,13 +47,13 @@ def _bounded(physical: Iterable[bytes]) -> Iterable[bytes]:
     return iter(lambda: readline(MAX_LINE_BYTES + 2), b"")
 
 
-def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[NumberedLine]:
+def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[LineOrProblem]:
     """Yield (non-blank number, raw bytes, decoded text or None, byte offset) per line.
 
     `start` is the byte offset of the first physical line. Text is decoded here only when
     needed to decide blankness (non-ASCII edges); an invalid UTF-8 line is never blank
-    (its bytes would not trim away), so it is numbered and the decoder reports it when
-    the line is read.
+    (its bytes would not trim away), so it is numbered and reported (D-2). A problem
+    (that, or a line too long to read) is yielded as the stream's last item.
     """
     number = 0
     offset = start
@@ -62,24 +64,25 @@ def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[Number
         if not raw:
             continue
         if len(raw) > MAX_LINE_BYTES:
-            raise too_long(number + 1)
+            yield too_long(number + 1)
+            return
         text: str | None = None
         first, last = raw[0], raw[-1]
         if first >= 0x80 or last >= 0x80 or first in _ASCII_SPACE or last in _ASCII_SPACE:
             if not raw.strip(_ASCII_SPACE):
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                number += 1
-                decode_line(raw, number)
-            if text is not None and is_js_blank(text):
+            decoded = decode_line(raw, number + 1)
+            if isinstance(decoded, CassetteFormatError):
+                yield decoded
+                return
+            text = decoded
+            if is_js_blank(text):
                 continue
         number += 1
         yield number, raw, text, start
 
 
-def iter_text_lines(text: str) -> Iterator[NumberedLine]:
+def iter_text_lines(text: str) -> Iterator[LineOrProblem]:
     """Yield numbered non-blank lines of an already-decoded document."""
     number = 0
     pieces = text.split("\n")
@@ -92,7 +95,8 @@ def iter_text_lines(text: str) -> Iterator[NumberedLine]:
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > (
             MAX_LINE_BYTES
         ):
-            raise too_long(number)
+            yield too_long(number)
+            return
         try:
             raw: bytes | None = line.encode("utf-8")
         except UnicodeEncodeError:

@@ -13,7 +13,8 @@ import sys
 from cassette_format._chain import ChainState
 from cassette_format._lines import numbered_lines
 from cassette_format._ranges import RangeFacts, write_facts
-from cassette_format._reject import Reject
+from cassette_format._run import run_lines
+from cassette_format.errors import CassetteFormatError
 
 __all__ = ["verify_range"]
 
@@ -23,18 +24,16 @@ def verify_range(path: str, start: int) -> RangeFacts | None:
     state = ChainState(keep_records=False)
     try:
         with open(path, "rb") as handle:
-            for number, raw, text, offset in numbered_lines(handle):
-                if offset >= start:
-                    return None  # the header must lie before the range
-                state.feed(number, raw, text, offset)
-                break
-            if state.header_record is None:
+            header = next(numbered_lines(handle), None)
+            if header is None or isinstance(header, CassetteFormatError) or header[3] >= start:
+                return None  # the header must lie before the range
+            if state.feed(*header) is not None:
                 return None
             state.resume_mid_file()
             handle.seek(start)
-            for number, raw, text, offset in numbered_lines(handle, start):
-                state.feed(number, raw, text, offset)
-    except (OSError, Reject):
+            if run_lines(state, numbered_lines(handle, start), finish=False) is not None:
+                return None
+    except OSError:
         return None
     return state.facts()
 

@@ -14,18 +14,17 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import orjson
 
-from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
 __all__ = ["ParsedLine", "decode_line", "parse_record", "record_hash"]
 
-_LOSSY = "cassette record is not lossless canonical JSON"
 # Where orjson's number text differs from JavaScript's: exponents +16..+20 (orjson writes
 # `1e+16` where JS writes 10000000000000000; from e+21 on both agree), exponent -6
 # (`1e-6` for JS `0.000001`), integral floats (`100.0`, `-0.0`); ints beyond 2^53 (D-1)
@@ -54,12 +53,12 @@ class ParsedLine:
         self.canonical = canonical
 
 
-def decode_line(raw: bytes, line: int) -> str:
+def decode_line(raw: bytes, line: int) -> str | CassetteFormatError:
     """Strict UTF-8 (D-2): invalid bytes are a format error naming the line."""
     try:
         return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise Reject(f"line {line} is not valid UTF-8", line=line) from error
+    except UnicodeDecodeError:
+        return CassetteFormatError(f"line {line} is not valid UTF-8", line=line)
 
 
 def _utf16_ordered(value: object) -> object:
@@ -79,10 +78,10 @@ def _utf16_ordered(value: object) -> object:
             items: list[object] = [None] * len(item)
             pending.extend((element, items, i) for i, element in enumerate(item))
             copy = items
-        if type(parent) is dict:
-            parent[cast(str, slot)] = copy
-        else:
-            cast(list[object], parent)[cast(int, slot)] = copy
+        if isinstance(parent, dict) and isinstance(slot, str):  # noqa: SIM114 - two narrowings
+            parent[slot] = copy
+        elif isinstance(parent, list) and isinstance(slot, int):
+            parent[slot] = copy
     return root[0]
 
 
@@ -118,40 +117,54 @@ def _has_exponent_minus_six(raw: bytes) -> bool:
     return False
 
 
-def parse_record(raw: bytes | None, text: str | None, line: int) -> ParsedLine:
-    """Parse one line (bytes when it came from a file, text when given as str)."""
+def parse_record(
+    raw: bytes | None, text: str | None, line: int
+) -> ParsedLine | CassetteFormatError:
+    """Parse one line (bytes when it came from a file, text when given as str).
+
+    FMT-4/5: the parsed record, or the line's problem as a value (no exception escapes).
+    """
     if raw is not None:
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             value = _MISSING
         if value is not _MISSING and _is_fast_canonical(raw, value):
-            return ParsedLine(cast("JsonValue", value), raw)
+            return ParsedLine(value, raw)
         if text is None:
-            text = decode_line(raw, line)
+            decoded = decode_line(raw, line)
+            if isinstance(decoded, CassetteFormatError):
+                return decoded
+            text = decoded
     if text is None:
-        raise Reject(f"line {line} is not valid JSON", line=line)
+        return CassetteFormatError(f"line {line} is not valid JSON", line=line)
     from cassette_format._strict_json import parse_line  # lazy: non-canonical lines only
 
-    return ParsedLine(parse_line(text, line), None)
+    parsed = parse_line(text, line)
+    if isinstance(parsed, CassetteFormatError):
+        return parsed
+    return ParsedLine(parsed, None)
 
 
 _MISSING = object()
 
 
-def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str:
+def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str | None:
     body = {key: item for key, item in value.items() if key != "hash"}
     from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
 
     text: str | None = canonical_json(body).value_or(None)
     if text is None:
-        raise Reject(_LOSSY)
+        return None
     encoded = text.encode("utf-8", "surrogatepass")
     return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
-def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str:
-    """The digest of the record without `hash` (FMT-9 rule 18, FMT-10 rule 10)."""
+def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str | None:
+    """The digest of the record without `hash` (FMT-9 rule 18, FMT-10 rule 10).
+
+    None when that record has no lossless canonical JSON text.
+    """
     raw = parsed.canonical
     if raw is not None:
         start = raw.find(_HASH_MEMBER)

@@ -1,7 +1,8 @@
-"""The leaf rules of the closed schemas: one predicate or one raising check per value kind.
+"""The leaf rules of the closed schemas (FMT-7 predicates, the T-* templates of FMT-9..14).
 
-Each `require_*` check takes the path as (base, suffix) and joins it only when it fails,
-so the common all-valid case builds no strings; the message is the reference's (FMT-9..14).
+Each rule returns `Success(value narrowed to its type)` or `Failure(CassetteFormatError)`
+with the reference's exact message; the ordered checks chain them with `Result.do`, so
+the first failure wins. The path is taken as (base, suffix) and joined only on failure.
 """
 
 from __future__ import annotations
@@ -9,32 +10,54 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from returns.result import Failure, Result, Success
 
 from cassette_format._js import first_unknown_key
-from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
 __all__ = [
     "MAX_SAFE_INTEGER",
-    "as_object",
+    "PASSED",
+    "Checked",
+    "an_object",
+    "boolean",
+    "closed",
+    "digest",
+    "fails",
+    "holds",
     "is_digest_text",
     "is_number",
     "is_safe_integer",
-    "require_closed",
-    "require_digest",
-    "require_non_empty_string",
-    "require_non_negative_finite",
-    "require_non_negative_integer",
-    "require_optional_string",
-    "require_positive_integer",
+    "non_empty_string",
+    "non_negative_finite",
+    "non_negative_integer",
+    "optional_string",
+    "positive_integer",
+    "string_list",
 ]
 
 MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_SAFE = MAX_SAFE_INTEGER
 _DIGEST_MATCH = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
+
+Checked = Result[None, CassetteFormatError]
+JsonObject = Mapping[str, "JsonValue"]
+PASSED: Final[Checked] = Success(None)
+
+
+def fails(message: str, path: str | None = None, line: int | None = None) -> Checked:
+    """A failed check with the reference's message."""
+    return Failure(CassetteFormatError(message, line=line, path=path))
+
+
+def holds(condition: bool, message: str, path: str | None = None) -> Checked:
+    """PASSED when `condition` holds, else the failure `message` (built by the caller)."""
+    return PASSED if condition else fails(message, path)
 
 
 def is_digest_text(value: object) -> bool:
@@ -43,10 +66,12 @@ def is_digest_text(value: object) -> bool:
 
 
 def is_number(value: object) -> bool:
+    """A JSON number (never a boolean)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def is_safe_integer(value: object) -> bool:
+    """Integral and within +-(2^53 - 1) (FMT-7), as an int or an integral float."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
@@ -56,54 +81,100 @@ def is_safe_integer(value: object) -> bool:
     return False
 
 
-def as_object(value: object) -> Mapping[str, JsonValue] | None:
-    return value if isinstance(value, dict) else None
+def an_object(
+    value: object, message: str, path: str | None = None
+) -> Result[JsonObject, CassetteFormatError]:
+    """T-obj: a JSON object (neither null nor an array); else `message`."""
+    if isinstance(value, dict):
+        return Success(value)
+    return Failure(CassetteFormatError(message, path=path))
 
 
-def require_closed(value: Mapping[str, JsonValue], known: frozenset[str], path: str) -> None:
+def closed(value: JsonObject, known: frozenset[str], path: str) -> Checked:
+    """T-key: only `known` members; else the first other key in JS property order (FMT-6)."""
     if value.keys() <= known:
-        return
-    extra = first_unknown_key(value, known)
-    raise Reject(f"{path}.{extra} is not supported", path=path)
+        return PASSED
+    return fails(f"{path}.{first_unknown_key(value, known)} is not supported", path)
 
 
-def require_non_empty_string(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is str and value:
-        return
-    raise Reject(f"{base}{suffix} must be a non-empty string", path=base + suffix)
+def non_empty_string(
+    value: object, base: str, suffix: str = ""
+) -> Result[str, CassetteFormatError]:
+    """T-str."""
+    if isinstance(value, str) and value:
+        return Success(value)
+    return Failure(
+        CassetteFormatError(f"{base}{suffix} must be a non-empty string", path=base + suffix)
+    )
 
 
-def require_digest(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is str and _DIGEST_MATCH(value) is not None:
-        return
-    raise Reject(f"{base}{suffix} must be a lowercase SHA-256 digest", path=base + suffix)
+def digest(value: object, base: str, suffix: str = "") -> Result[str, CassetteFormatError]:
+    """T-dig: `sha256:` and 64 lowercase hex digits."""
+    if isinstance(value, str) and _DIGEST_MATCH(value) is not None:
+        return Success(value)
+    message = f"{base}{suffix} must be a lowercase SHA-256 digest"
+    return Failure(CassetteFormatError(message, path=base + suffix))
 
 
-def require_non_negative_finite(value: object, base: str, suffix: str = "") -> None:
-    kind = type(value)
-    if kind is float and 0 <= value < math.inf:  # type: ignore[operator]
-        return
-    if kind is int and value >= 0:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a non-negative finite number", path=base + suffix)
+def non_negative_finite(
+    value: object, base: str, suffix: str = ""
+) -> Result[int | float, CassetteFormatError]:
+    """T-fin: a finite number >= 0."""
+    if isinstance(value, float) and 0 <= value < math.inf:
+        return Success(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return Success(value)
+    message = f"{base}{suffix} must be a non-negative finite number"
+    return Failure(CassetteFormatError(message, path=base + suffix))
 
 
-def require_positive_integer(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is int and 1 <= value <= _MAX_SAFE:
-        return
-    if is_safe_integer(value) and value >= 1:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a positive safe integer", path=base + suffix)
+def _safe_integer_at_least(value: object, low: int) -> int | None:
+    """The int a safe integer >= `low` denotes (`2.0` is 2), else None."""
+    if isinstance(value, bool) or not is_safe_integer(value):
+        return None
+    if isinstance(value, int | float) and value >= low:
+        return int(value)
+    return None
 
 
-def require_non_negative_integer(value: object, base: str, suffix: str = "") -> None:
-    if type(value) is int and 0 <= value <= _MAX_SAFE:
-        return
-    if is_safe_integer(value) and value >= 0:  # type: ignore[operator]
-        return
-    raise Reject(f"{base}{suffix} must be a non-negative safe integer", path=base + suffix)
+def positive_integer(
+    value: object, base: str, suffix: str = ""
+) -> Result[int, CassetteFormatError]:
+    """T-pos: integral, 1 <= v <= 2^53 - 1."""
+    number = _safe_integer_at_least(value, 1)
+    if number is not None:
+        return Success(number)
+    message = f"{base}{suffix} must be a positive safe integer"
+    return Failure(CassetteFormatError(message, path=base + suffix))
 
 
-def require_optional_string(value: Mapping[str, JsonValue], key: str, path: str) -> None:
+def non_negative_integer(
+    value: object, base: str, suffix: str = ""
+) -> Result[int, CassetteFormatError]:
+    """T-nni: integral, 0 <= v <= 2^53 - 1."""
+    number = _safe_integer_at_least(value, 0)
+    if number is not None:
+        return Success(number)
+    message = f"{base}{suffix} must be a non-negative safe integer"
+    return Failure(CassetteFormatError(message, path=base + suffix))
+
+
+def optional_string(value: JsonObject, key: str, path: str) -> Checked:
+    """T-sp: a string when present."""
     if key in value and not isinstance(value[key], str):
-        raise Reject(f"{path}.{key} must be a string when present", path=f"{path}.{key}")
+        return fails(f"{path}.{key} must be a string when present", f"{path}.{key}")
+    return PASSED
+
+
+def boolean(value: object, message: str, path: str) -> Result[bool, CassetteFormatError]:
+    """A JSON boolean; else `message`."""
+    if isinstance(value, bool):
+        return Success(value)
+    return Failure(CassetteFormatError(message, path=path))
+
+
+def string_list(value: object, message: str, path: str) -> Checked:
+    """An array of strings; else `message`."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return PASSED
+    return fails(message, path)

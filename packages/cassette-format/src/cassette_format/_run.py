@@ -1,33 +1,28 @@
-"""Drive a ChainState over numbered lines and turn the first Reject into an error value."""
+"""Drive a ChainState over numbered lines: the first problem of the run, as a value."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from cassette_format._chain import ChainState
-from cassette_format._lines import NumberedLine
-from cassette_format._reject import Reject
+from cassette_format._lines import LineOrProblem
 from cassette_format.errors import CassetteFormatError
 
 __all__ = ["run_lines"]
 
 
 def run_lines(
-    state: ChainState, lines: Iterator[NumberedLine], *, finish: bool = True
+    state: ChainState, lines: Iterator[LineOrProblem], *, finish: bool = True
 ) -> CassetteFormatError | None:
-    """Feed every line to `state`, then finish it; the first failure as an error value.
+    """Feed every line to `state`, then finish it; the first problem, or None.
 
     With `finish=False` the whole-file checks are left for later (a range of a file).
     """
-    number = 0
-    try:
-        for number, raw, text, offset in lines:
-            state.feed(number, raw, text, offset)
-        if finish:
-            state.finish()
-    except Reject as reject:
-        line = reject.line
-        if line is None and (reject.message.startswith("line ") or state.header_record is None):
-            line = number or None  # header problems name line 1; file-wide ones no line
-        return CassetteFormatError(reject.message, line=line, path=reject.path)
-    return None
+    feed = state.feed
+    for line in lines:
+        if isinstance(line, CassetteFormatError):
+            return line
+        problem = feed(*line)
+        if problem is not None:
+            return problem
+    return state.finish() if finish else None

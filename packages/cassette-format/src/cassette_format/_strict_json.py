@@ -12,7 +12,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from cassette_format._reject import Reject
+from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -66,14 +66,16 @@ def _skip(text: str, pos: int) -> int:
     return pos if match is None else match.end()
 
 
-def parse_line(text: str, line: int) -> JsonValue:
-    """Parse one line as JSON.parse would; raises Reject with the reference's message."""
+def parse_line(text: str, line: int) -> JsonValue | CassetteFormatError:
+    """Parse one line as JSON.parse would; else the reference's message as a value."""
     try:
         value, duplicate = _parse(text)
-    except (_Syntax, ValueError, RecursionError) as error:
-        raise Reject(f"line {line} is not valid JSON", line=line) from error
+    except (_Syntax, ValueError, RecursionError):
+        return CassetteFormatError(f"line {line} is not valid JSON", line=line)
     if duplicate:
-        raise Reject(f"line {line} contains a duplicate JSON object member", line=line)
+        return CassetteFormatError(
+            f"line {line} contains a duplicate JSON object member", line=line
+        )
     return value
 
 

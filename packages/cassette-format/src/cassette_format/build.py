@@ -1,10 +1,18 @@
-"""Typed records from mappings that already passed `schema` (no checks repeated here)."""
+"""Typed records of mappings FMT-9 / FMT-10 accepted: a structural decode, no casts.
+
+Each decoder matches the validated shape with `match` patterns, so every field is
+narrowed to its type by the pattern itself; a shape the rules would never pass is a
+Failure, never a record with a wrong type inside.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
+from returns.result import Failure, Result, Success
+
+from cassette_format.errors import CassetteFormatError
 from cassette_format.records import (
     Capabilities,
     CassetteHeader,
@@ -16,7 +24,6 @@ from cassette_format.records import (
     ProviderFacts,
     RecordedError,
     RequestMetadata,
-    RequestStorage,
     RequestView,
     ResultErrorOutcome,
     ResultOutcome,
@@ -28,145 +35,236 @@ from cassette_format.records import (
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["header_from_checked", "interaction_from_checked"]
+__all__ = ["decode_header", "decode_interaction", "header_from_checked", "interaction_from_checked"]
 
-_Obj = Mapping[str, "JsonValue"]
+JsonObject = Mapping[str, "JsonValue"]
 
-
-def _obj(value: object) -> _Obj:
-    return cast(_Obj, value)
+_UNEXPECTED = "cassette record does not have the shape its checks accepted"
 
 
-def _opt_str(value: _Obj, key: str) -> str | None:
+def _unexpected(part: str) -> Failure[CassetteFormatError]:
+    return Failure(CassetteFormatError(f"{_UNEXPECTED} ({part})"))
+
+
+def _strings(values: list[JsonValue]) -> tuple[str, ...]:
+    return tuple(value for value in values if isinstance(value, str))
+
+
+def _optional_string(value: JsonObject, key: str) -> str | None:
     item = value.get(key)
     return item if isinstance(item, str) else None
 
 
-def _opt_int(value: _Obj, key: str) -> int | None:
+def _optional_int(value: JsonObject, key: str) -> int | None:
     item = value.get(key)
-    return None if item is None or isinstance(item, bool) else int(cast(float, item))
+    return int(item) if isinstance(item, int | float) and not isinstance(item, bool) else None
 
 
-def _opt_float(value: _Obj, key: str) -> float | None:
+def _optional_number(value: JsonObject, key: str) -> int | float | None:
     item = value.get(key)
-    return None if item is None else cast(float, item)
+    return item if isinstance(item, int | float) and not isinstance(item, bool) else None
 
 
-def _strings(value: object) -> tuple[str, ...]:
-    return tuple(cast(list[str], value))
+def _optional_object(value: JsonObject, key: str) -> JsonObject | None:
+    item = value.get(key)
+    return item if isinstance(item, dict) else None
 
 
-def header_from_checked(value: _Obj) -> CassetteHeader:
-    """The typed header of a mapping `check_header` accepted."""
-    provider = _obj(value["provider"])
-    caps = _obj(provider["capabilities"])
-    return CassetteHeader(
-        cassette_id=cast(str, value["cassetteId"]),
-        created_at=cast(str, value["createdAt"]),
-        provider=ProviderFacts(
-            cassette=cast(str, provider["cassette"]),
-            upstream=cast(str, provider["upstream"]),
-            capabilities=Capabilities(
-                output_schema=caps["outputSchema"] is True,
-                depth_limit=caps["depthLimit"] is True,
-                tool_filter=caps["toolFilter"] is True,
-                persona=caps["persona"] is True,
-            ),
-            inherits_parent_context=provider["inheritsParentContext"] is True,
-        ),
-        request_storage=cast(RequestStorage, value["requestStorage"]),
-        redact_secrets=value["redactSecrets"] is True,
-        redaction_patterns=_strings(value["redactionPatterns"]),
-        hash=cast(str, value["hash"]),
-    )
+def decode_header(value: JsonObject) -> Result[CassetteHeader, CassetteFormatError]:
+    """The typed header of a mapping FMT-9 accepted."""
+    match value:
+        case {
+            "cassetteId": str(cassette_id),
+            "createdAt": str(created_at),
+            "provider": {
+                "cassette": str(cassette),
+                "upstream": str(upstream),
+                "capabilities": {
+                    "outputSchema": bool(output_schema),
+                    "depthLimit": bool(depth_limit),
+                    "toolFilter": bool(tool_filter),
+                    "persona": bool(persona),
+                },
+                "inheritsParentContext": bool(inherits_parent_context),
+            },
+            "requestStorage": "metadata" | "full" as request_storage,
+            "redactSecrets": bool(redact_secrets),
+            "redactionPatterns": list(patterns),
+            "hash": str(digest),
+        }:
+            capabilities = Capabilities(output_schema, depth_limit, tool_filter, persona)
+            return Success(
+                CassetteHeader(
+                    cassette_id=cassette_id,
+                    created_at=created_at,
+                    provider=ProviderFacts(
+                        cassette, upstream, capabilities, inherits_parent_context
+                    ),
+                    request_storage=request_storage,
+                    redact_secrets=redact_secrets,
+                    redaction_patterns=_strings(patterns),
+                    hash=digest,
+                )
+            )
+    return _unexpected("header")
 
 
-def _tool_filter(value: object) -> ToolFilter | None:
-    if value is None:
+def _tool_filter(value: JsonObject) -> ToolFilter | None:
+    tool_filter = _optional_object(value, "toolFilter")
+    if tool_filter is None:
         return None
-    tool_filter = _obj(value)
     allow = tool_filter.get("allow")
     deny = tool_filter.get("deny")
     return ToolFilter(
-        allow=None if "allow" not in tool_filter else _strings(allow),
-        deny=None if "deny" not in tool_filter else _strings(deny),
+        allow=_strings(allow) if isinstance(allow, list) else None,
+        deny=_strings(deny) if isinstance(deny, list) else None,
     )
 
 
-def _request(value: _Obj) -> RequestView:
-    if value["storage"] == "metadata":
-        meta = _obj(value["metadata"])
-        return MetadataRequestView(
-            metadata=RequestMetadata(
-                prompt_blocks=int(cast(float, meta["promptBlocks"])),
-                prompt_bytes=int(cast(float, meta["promptBytes"])),
-                has_output_schema=meta["hasOutputSchema"] is True,
-                has_persona=meta["hasPersona"] is True,
-                label=_opt_str(meta, "label"),
-                max_depth=_opt_int(meta, "maxDepth"),
-                child_provider=_opt_str(meta, "childProvider"),
-                child_model=_opt_str(meta, "childModel"),
-                tool_filter=_tool_filter(meta.get("toolFilter")),
+def _metadata_view(metadata: JsonObject) -> Result[RequestView, CassetteFormatError]:
+    match metadata:
+        case {
+            "promptBlocks": int() | float() as blocks,
+            "promptBytes": int() | float() as size,
+            "hasOutputSchema": bool(has_output_schema),
+            "hasPersona": bool(has_persona),
+        }:
+            return Success(
+                MetadataRequestView(
+                    RequestMetadata(
+                        prompt_blocks=int(blocks),
+                        prompt_bytes=int(size),
+                        has_output_schema=has_output_schema,
+                        has_persona=has_persona,
+                        label=_optional_string(metadata, "label"),
+                        max_depth=_optional_int(metadata, "maxDepth"),
+                        child_provider=_optional_string(metadata, "childProvider"),
+                        child_model=_optional_string(metadata, "childModel"),
+                        tool_filter=_tool_filter(metadata),
+                    )
+                )
             )
-        )
-    full = _obj(value["value"])
-    agent_options = full.get("agentOptions")
-    output_schema = full.get("outputSchema")
-    return FullRequestView(
-        value=FullRequest(
-            prompt=tuple(cast(list["JsonValue"], full["prompt"])),
-            label=_opt_str(full, "label"),
-            agent_options=None if agent_options is None else _obj(agent_options),
-            output_schema=None if output_schema is None else _obj(output_schema),
-            max_depth=_opt_int(full, "maxDepth"),
-            tool_filter=_tool_filter(full.get("toolFilter")),
-            persona=_opt_str(full, "persona"),
-        ),
-        redactions=int(cast(float, value["redactions"])),
-    )
+    return _unexpected("request.metadata")
 
 
-def _recorded_error(value: object) -> RecordedError:
-    error = _obj(value)
-    return RecordedError(
-        name=cast(str, error["name"]),
-        message=cast(str, error["message"]),
-        code=_opt_str(error, "code"),
-    )
+def _full_view(
+    full: JsonObject, redactions: int | float
+) -> Result[RequestView, CassetteFormatError]:
+    match full:
+        case {"prompt": list(prompt)}:
+            return Success(
+                FullRequestView(
+                    FullRequest(
+                        prompt=tuple(prompt),
+                        label=_optional_string(full, "label"),
+                        agent_options=_optional_object(full, "agentOptions"),
+                        output_schema=_optional_object(full, "outputSchema"),
+                        max_depth=_optional_int(full, "maxDepth"),
+                        tool_filter=_tool_filter(full),
+                        persona=_optional_string(full, "persona"),
+                    ),
+                    redactions=int(redactions),
+                )
+            )
+    return _unexpected("request.value")
 
 
-def _outcome(value: _Obj) -> Outcome:
-    kind = value["kind"]
-    if kind == "start-error":
-        return StartErrorOutcome(error=_recorded_error(value["error"]))
-    if kind == "result-error":
-        return ResultErrorOutcome(error=_recorded_error(value["error"]))
-    return ResultOutcome(
-        result=_obj(value["result"]), redactions=int(cast(float, value["redactions"]))
-    )
+def _request(request: JsonObject) -> Result[RequestView, CassetteFormatError]:
+    match request:
+        case {"storage": "metadata", "metadata": dict(metadata)}:
+            return _metadata_view(metadata)
+        case {"storage": "full", "value": dict(full), "redactions": int() | float() as count}:
+            return _full_view(full, count)
+    return _unexpected("request")
 
 
-def interaction_from_checked(value: _Obj) -> CassetteInteraction:
-    """The typed interaction of a mapping `check_interaction` accepted."""
-    timing = _obj(value["timing"])
-    return CassetteInteraction(
-        sequence=int(cast(float, value["sequence"])),
-        call_key=cast(str, value["callKey"]),
-        parent_key=cast(str, value["parentKey"]),
-        parent_context_fingerprint=cast(str, value["parentContextFingerprint"]),
-        occurrence=int(cast(float, value["occurrence"])),
-        request_fingerprint=cast(str, value["requestFingerprint"]),
-        request=_request(_obj(value["request"])),
-        timing=Timing(
-            started_at=cast(str, timing["startedAt"]),
-            start_latency_ms=cast(float, timing["startLatencyMs"]),
-            duration_ms=cast(float, timing["durationMs"]),
-            signal_aborted_at_ms=_opt_float(timing, "signalAbortedAtMs"),
-            dispose_called_at_ms=_opt_float(timing, "disposeCalledAtMs"),
-        ),
-        published=value["published"] is True,
-        local=value["local"] is True,
-        outcome=_outcome(_obj(value["outcome"])),
-        previous_hash=cast(str, value["previousHash"]),
-        hash=cast(str, value["hash"]),
-    )
+def _timing(timing: JsonObject) -> Result[Timing, CassetteFormatError]:
+    match timing:
+        case {
+            "startedAt": str(started_at),
+            "startLatencyMs": int() | float() as latency,
+            "durationMs": int() | float() as duration,
+        }:
+            return Success(
+                Timing(
+                    started_at=started_at,
+                    start_latency_ms=latency,
+                    duration_ms=duration,
+                    signal_aborted_at_ms=_optional_number(timing, "signalAbortedAtMs"),
+                    dispose_called_at_ms=_optional_number(timing, "disposeCalledAtMs"),
+                )
+            )
+    return _unexpected("timing")
+
+
+def _recorded_error(error: JsonObject) -> RecordedError | None:
+    match error:
+        case {"name": str(name), "message": str(message)}:
+            return RecordedError(name, message, _optional_string(error, "code"))
+    return None
+
+
+def _outcome(outcome: JsonObject) -> Result[Outcome, CassetteFormatError]:
+    match outcome:
+        case {"kind": "result", "result": dict(result), "redactions": int() | float() as count}:
+            return Success(ResultOutcome(result=result, redactions=int(count)))
+        case {"kind": "start-error", "error": dict(error)}:
+            start_error = _recorded_error(error)
+            if start_error is not None:
+                return Success(StartErrorOutcome(start_error))
+        case {"kind": "result-error", "error": dict(error)}:
+            result_error = _recorded_error(error)
+            if result_error is not None:
+                return Success(ResultErrorOutcome(result_error))
+    return _unexpected("outcome")
+
+
+def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, CassetteFormatError]:
+    """The typed interaction of a mapping FMT-10 rules 1-9 accepted."""
+    match value:
+        case {
+            "sequence": int() | float() as sequence,
+            "callKey": str(call_key),
+            "parentKey": str(parent_key),
+            "parentContextFingerprint": str(parent_context_fingerprint),
+            "occurrence": int() | float() as occurrence,
+            "requestFingerprint": str(request_fingerprint),
+            "request": dict(request),
+            "timing": dict(timing),
+            "published": bool(published),
+            "local": bool(local),
+            "outcome": dict(outcome),
+            "previousHash": str(previous_hash),
+            "hash": str(digest),
+        }:
+            return Result.do(
+                CassetteInteraction(
+                    sequence=int(sequence),
+                    call_key=call_key,
+                    parent_key=parent_key,
+                    parent_context_fingerprint=parent_context_fingerprint,
+                    occurrence=int(occurrence),
+                    request_fingerprint=request_fingerprint,
+                    request=request_view,
+                    timing=measured,
+                    published=published,
+                    local=local,
+                    outcome=ended,
+                    previous_hash=previous_hash,
+                    hash=digest,
+                )
+                for request_view in _request(request)
+                for measured in _timing(timing)
+                for ended in _outcome(outcome)
+            )
+    return _unexpected("interaction")
+
+
+def header_from_checked(value: JsonObject) -> CassetteHeader | None:
+    """The typed header of a mapping FMT-9 accepted (None only if it did not)."""
+    return decode_header(value).value_or(None)
+
+
+def interaction_from_checked(value: JsonObject) -> CassetteInteraction | None:
+    """The typed interaction of a mapping FMT-10 accepted (None only if it did not)."""
+    return decode_interaction(value).value_or(None)

@@ -1,51 +1,60 @@
-"""Sealing an interaction onto the chain: previousHash, hash, then the FMT-10 checks."""
+"""Sealing an interaction onto the chain (WRITE-7): previousHash, hash, then FMT-10 rules 1-9."""
 
 from __future__ import annotations
 
-from cassette_canonical import canonical_json, fingerprint
-from returns.result import Failure, Result, Success
+from typing import TYPE_CHECKING
 
-from cassette_format._reject import Reject
-from cassette_format.build import interaction_from_checked
+from cassette_canonical import canonical_json, fingerprint
+from returns.pipeline import flow
+from returns.pointfree import bind
+from returns.result import Result
+
+from cassette_format.build import decode_interaction
 from cassette_format.errors import CassetteFormatError
+from cassette_format.interaction_rules import check_interaction
 from cassette_format.records import CassetteHeader, CassetteInteraction, InteractionBody
-from cassette_format.schema import check_interaction
+
+if TYPE_CHECKING:
+    from cassette_canonical import JsonValue
 
 __all__ = ["header_line", "interaction_line", "seal_interaction"]
 
 _LOSSY = "cassette record is not lossless canonical JSON"
 
 
+def _lossy(_: object) -> CassetteFormatError:
+    return CassetteFormatError(_LOSSY)
+
+
+def _hashed(unhashed: dict[str, JsonValue]) -> Result[dict[str, JsonValue], CassetteFormatError]:
+    """The record with its `hash` member, the digest of everything else."""
+    return fingerprint(unhashed).map(lambda digest: {**unhashed, "hash": digest}).alt(_lossy)
+
+
 def seal_interaction(
     body: InteractionBody, previous_hash: str
 ) -> Result[CassetteInteraction, CassetteFormatError]:
     """Chain `body` after `previous_hash` and validate it as line `sequence + 1` (WRITE-7)."""
+    line = body.sequence + 1 if isinstance(body.sequence, int) else 0
     unhashed = body.to_json()
     unhashed["previousHash"] = previous_hash
-    digest = fingerprint(unhashed)
-    if not isinstance(digest, Success):
-        return Failure(CassetteFormatError(_LOSSY))
-    record = dict(unhashed)
-    record["hash"] = digest.unwrap()
-    line = body.sequence + 1 if isinstance(body.sequence, int) else 0
-    try:
-        checked = check_interaction(record, line, previous_hash)
-    except Reject as reject:
-        return Failure(CassetteFormatError(reject.message, line=line, path=reject.path))
-    return Success(interaction_from_checked(checked))
+    return flow(
+        unhashed,
+        _hashed,
+        bind(lambda record: check_interaction(record, line, previous_hash)),
+        bind(decode_interaction),
+    )
+
+
+def _line(text: Result[str, object]) -> Result[bytes, CassetteFormatError]:
+    return text.map(lambda canonical: canonical.encode("utf-8") + b"\n").alt(_lossy)
 
 
 def interaction_line(interaction: CassetteInteraction) -> Result[bytes, CassetteFormatError]:
     """The canonical JSONL line (with `\\n`) of a sealed interaction."""
-    return _line(canonical_json(interaction.to_json()).alt(lambda _: None))
+    return _line(canonical_json(interaction.to_json()))
 
 
 def header_line(header: CassetteHeader) -> Result[bytes, CassetteFormatError]:
     """The canonical JSONL line (with `\\n`) of a header."""
-    return _line(canonical_json(header.to_json()).alt(lambda _: None))
-
-
-def _line(text: Result[str, None]) -> Result[bytes, CassetteFormatError]:
-    if not isinstance(text, Success):
-        return Failure(CassetteFormatError(_LOSSY))
-    return Success(text.unwrap().encode("utf-8") + b"\n")
+    return _line(canonical_json(header.to_json()))

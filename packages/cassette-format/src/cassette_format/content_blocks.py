@@ -1,7 +1,9 @@
-"""Content-block validation (FMT-14) over an explicit worklist: linear, never recursive.
+"""FMT-14 content blocks: validation over an explicit worklist, linear and never recursive.
 
 Known block types are checked field by field; unknown types pass untouched (they survive
 round trips). Nested `tool-result` content is queued, so 20,000-level chains cost no stack.
+The check returns its first problem as a value, or None: on the per-line fast path a
+valid array allocates nothing.
 """
 
 from __future__ import annotations
@@ -9,37 +11,48 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from returns.result import Failure, Result
+
 from cassette_format._js import js_string
-from cassette_format._reject import Reject
 from cassette_format._rules import (
-    as_object,
-    require_non_empty_string,
-    require_non_negative_integer,
-    require_optional_string,
-    require_positive_integer,
+    PASSED,
+    Checked,
+    an_object,
+    fails,
+    non_empty_string,
+    non_negative_integer,
+    optional_string,
+    positive_integer,
 )
+from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["check_content_blocks"]
+__all__ = ["check_content_blocks", "content_blocks"]
 
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 
 
-def _check_image(block: Mapping[str, JsonValue], block_path: str) -> None:
-    attachment = as_object(block.get("attachment"))
-    if attachment is None:
-        raise Reject(f"{block_path}.attachment must be an object", path=block_path)
+def _check_image(block: Mapping[str, JsonValue], block_path: str) -> Checked:
     at = f"{block_path}.attachment"
-    require_non_empty_string(attachment.get("attachmentId"), at, ".attachmentId")
+    return Result.do(
+        None
+        for attachment in an_object(block.get("attachment"), f"{at} must be an object", block_path)
+        for _ in non_empty_string(attachment.get("attachmentId"), at, ".attachmentId")
+        for _ in _media_type(attachment, at)
+        for _ in non_negative_integer(attachment.get("bytes"), at, ".bytes")
+        for _ in positive_integer(attachment.get("width"), at, ".width")
+        for _ in positive_integer(attachment.get("height"), at, ".height")
+        for _ in optional_string(attachment, "name", at)
+    )
+
+
+def _media_type(attachment: Mapping[str, JsonValue], at: str) -> Checked:
     media_type = js_string(attachment.get("mediaType"), present="mediaType" in attachment)
-    if media_type not in _IMAGE_TYPES:
-        raise Reject(f"{at}.mediaType is unsupported", path=f"{at}.mediaType")
-    require_non_negative_integer(attachment.get("bytes"), at, ".bytes")
-    require_positive_integer(attachment.get("width"), at, ".width")
-    require_positive_integer(attachment.get("height"), at, ".height")
-    require_optional_string(attachment, "name", at)
+    if media_type in _IMAGE_TYPES:
+        return PASSED
+    return fails(f"{at}.mediaType is unsupported", f"{at}.mediaType")
 
 
 def _block_path(path: str, depth: int, index: int) -> str:
@@ -48,15 +61,21 @@ def _block_path(path: str, depth: int, index: int) -> str:
     return f"{path} nested content at depth {depth}, index {index}"
 
 
-def _block_reject(path: str, depth: int, index: int, problem: str) -> Reject:
+def _block_problem(path: str, depth: int, index: int, problem: str) -> CassetteFormatError:
     block_path = _block_path(path, depth, index)
-    return Reject(block_path + problem, path=block_path)
+    return CassetteFormatError(block_path + problem, path=block_path)
 
 
-def check_content_blocks(value: object, path: str) -> None:
-    """FMT-14 over an explicit LIFO worklist of (blocks, depth): linear, never recursive."""
+def content_blocks(value: object, path: str) -> Checked:
+    """FMT-14 as a Result, for the ordered checks."""
+    problem = check_content_blocks(value, path)
+    return PASSED if problem is None else Failure(problem)
+
+
+def check_content_blocks(value: object, path: str) -> CassetteFormatError | None:
+    """FMT-14 over an explicit LIFO worklist of (blocks, depth): the first problem, or None."""
     if not isinstance(value, list):
-        raise Reject(f"{path} must be an array", path=path)
+        return CassetteFormatError(f"{path} must be an array", path=path)
     pending: list[tuple[list[JsonValue], int]] = [(value, 0)]
     while pending:
         blocks, depth = pending.pop()
@@ -64,21 +83,21 @@ def check_content_blocks(value: object, path: str) -> None:
         for block in blocks:
             index += 1
             if type(block) is not dict:
-                raise _block_reject(path, depth, index, " must be a typed content block")
+                return _block_problem(path, depth, index, " must be a typed content block")
             kind = block.get("type")
             if type(kind) is not str or not kind:
-                raise _block_reject(path, depth, index, " must be a typed content block")
+                return _block_problem(path, depth, index, " must be a typed content block")
             if kind == "text" or kind == "reasoning":  # noqa: PLR1714 - faster than a set here
                 if type(block.get("text")) is not str:
-                    raise _block_reject(path, depth, index, ".text must be a string")
+                    return _block_problem(path, depth, index, ".text must be a string")
             elif kind == "tool-result":
                 if type(block.get("toolCallId")) is not str:
-                    raise _block_reject(path, depth, index, ".toolCallId must be a string")
+                    return _block_problem(path, depth, index, ".toolCallId must be a string")
                 content = block.get("content")
                 if type(content) is not list:
-                    raise _block_reject(path, depth, index, ".content must be an array")
+                    return _block_problem(path, depth, index, ".content must be an array")
                 if "isError" in block and type(block["isError"]) is not bool:
-                    raise _block_reject(
+                    return _block_problem(
                         path, depth, index, ".isError must be a boolean when present"
                     )
                 pending.append((content, depth + 1))
@@ -90,6 +109,10 @@ def check_content_blocks(value: object, path: str) -> None:
                 ):
                     for field in ("id", "name", "arguments"):
                         if type(block.get(field)) is not str:
-                            raise _block_reject(path, depth, index, f".{field} must be a string")
+                            return _block_problem(path, depth, index, f".{field} must be a string")
             elif kind == "image":
-                _check_image(block, _block_path(path, depth, index))
+                image = _check_image(block, _block_path(path, depth, index))
+                problem = image.swap().value_or(None)
+                if problem is not None:
+                    return problem
+    return None

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from cassette_canonical import fingerprint
 from returns.result import Failure, Result, Success
 
-from cassette_format._reject import Reject
 from cassette_format.errors import CassetteFormatError
+from cassette_format.header_rules import check_header
 from cassette_format.records import (
     Capabilities,
     CassetteHeader,
     ProviderFacts,
     RequestStorage,
 )
-from cassette_format.schema import check_header
 
 __all__ = ["create_header", "iso_timestamp", "validate_header"]
 
@@ -29,18 +29,28 @@ def iso_timestamp(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
+def _lossy(_: object) -> CassetteFormatError:
+    return CassetteFormatError(_LOSSY, line=1)
+
+
+def _hash_matches(header: CassetteHeader) -> Result[CassetteHeader, CassetteFormatError]:
+    """FMT-9 rule 18: the header's hash is the digest of the rest of it."""
+    return (
+        fingerprint(header.body_json())
+        .alt(_lossy)
+        .bind(
+            lambda digest: (
+                Success(header)
+                if digest == header.hash
+                else Failure(CassetteFormatError("header hash mismatch", line=1))
+            )
+        )
+    )
+
+
 def validate_header(header: CassetteHeader) -> Result[CassetteHeader, CassetteFormatError]:
     """FMT-9 over the header's on-disk form, hash included."""
-    try:
-        check_header(header.to_json())
-    except Reject as reject:
-        return Failure(CassetteFormatError(reject.message, line=1, path=reject.path))
-    expected = fingerprint(header.body_json())
-    if not isinstance(expected, Success):
-        return Failure(CassetteFormatError(_LOSSY, line=1))
-    if expected.unwrap() != header.hash:
-        return Failure(CassetteFormatError("header hash mismatch", line=1))
-    return Success(header)
+    return check_header(header.to_json()).bind(lambda _: _hash_matches(header))
 
 
 def create_header(
@@ -74,16 +84,8 @@ def create_header(
         redaction_patterns=tuple(redaction_patterns),
         hash="",
     )
-    digest = fingerprint(unsealed.body_json())
-    if not isinstance(digest, Success):
-        return Failure(CassetteFormatError(_LOSSY, line=1))
-    sealed = CassetteHeader(
-        cassette_id=unsealed.cassette_id,
-        created_at=unsealed.created_at,
-        provider=unsealed.provider,
-        request_storage=unsealed.request_storage,
-        redact_secrets=unsealed.redact_secrets,
-        redaction_patterns=unsealed.redaction_patterns,
-        hash=digest.unwrap(),
+    return (
+        fingerprint(unsealed.body_json())
+        .alt(_lossy)
+        .bind(lambda digest: validate_header(replace(unsealed, hash=digest)))
     )
-    return validate_header(sealed)

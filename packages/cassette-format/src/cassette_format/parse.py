@@ -1,14 +1,23 @@
-"""Parse and verify a whole cassette document (FMT-1..18); `load_cassette` is the file edge."""
+"""Parse and verify a whole cassette document (FMT-1..18); `load_cassette` is the file edge.
+
+The core is one pipeline: the document's numbered lines, verified line by line (each
+parsed, checked and linked onto the chain, `_chain`), then the finished chain as a
+`CassetteFile`. Only `load_cassette` raises; everything else returns a Result.
+"""
 
 from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
+from functools import partial
 
+from returns.pipeline import flow
+from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
-from cassette_format._lines import iter_text_lines, numbered_lines
+from cassette_format._lines import LineOrProblem, iter_text_lines, numbered_lines
 from cassette_format._open import open_regular
 from cassette_format._run import run_lines
 from cassette_format.cassette import CassetteFile
@@ -17,28 +26,31 @@ from cassette_format.errors import CassetteFormatError
 __all__ = ["load_cassette", "parse_cassette", "read_cassette"]
 
 
-def parse_cassette(
-    data: bytes | str, source: str | None = None
-) -> Result[CassetteFile, CassetteFormatError]:
-    """Verify `data` exactly as the reference loader does and return every record.
+def _document_lines(data: bytes | str) -> Iterator[LineOrProblem]:
+    """Bytes are decoded as strict UTF-8 line by line (D-2); a `str` is taken as decoded."""
+    return iter_text_lines(data) if isinstance(data, str) else numbered_lines(io.BytesIO(data))
 
-    Bytes are decoded as strict UTF-8 line by line (D-2); a `str` is taken as decoded.
-    """
+
+def _verified(lines: Iterator[LineOrProblem]) -> Result[ChainState, CassetteFormatError]:
+    """Every line parsed, checked and linked, then the whole-file checks (FMT-17)."""
     state = ChainState(keep_records=True)
-    lines = iter_text_lines(data) if isinstance(data, str) else numbered_lines(io.BytesIO(data))
-    return _finished(state, run_lines(state, lines), source)
+    problem = run_lines(state, lines)
+    return Success(state) if problem is None else Failure(problem)
 
 
-def _finished(
-    state: ChainState, problem: CassetteFormatError | None, source: str | None
-) -> Result[CassetteFile, CassetteFormatError]:
-    """The verified file of a finished run, or its first problem."""
-    if problem is not None:
-        return Failure(problem)
+def _cassette(state: ChainState, source: str | None) -> Result[CassetteFile, CassetteFormatError]:
+    """The verified file of a finished chain."""
     header = state.header
     if header is None:  # finish() guarantees a header; kept for the type checker
         return Failure(CassetteFormatError("cassette is empty"))
     return Success(CassetteFile(header, tuple(state.interactions), source))
+
+
+def parse_cassette(
+    data: bytes | str, source: str | None = None
+) -> Result[CassetteFile, CassetteFormatError]:
+    """Verify `data` exactly as the reference loader does and return every record."""
+    return flow(data, _document_lines, _verified, bind(partial(_cassette, source=source)))
 
 
 def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, CassetteFormatError]:
@@ -47,18 +59,19 @@ def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, Cassette
     FIFOs, devices, directories and sockets are refused without blocking (`_open`).
     """
     absolute = os.path.abspath(os.fspath(path))
-    state = ChainState(keep_records=True)
     try:
         with open_regular(absolute) as handle:
-            problem = run_lines(state, numbered_lines(handle))
+            verified = _verified(numbered_lines(handle))
     except OSError as error:
         return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
-    return _finished(state, problem, absolute)
+    return verified.bind(partial(_cassette, source=absolute))
 
 
 def load_cassette(path: str | os.PathLike[str]) -> CassetteFile:
     """The raising edge of `read_cassette`: returns the file or raises CassetteFormatError."""
-    result = read_cassette(path)
-    if isinstance(result, Failure):
-        raise result.failure()
-    return result.unwrap()
+    match read_cassette(path):
+        case Success(CassetteFile() as cassette):
+            return cassette
+        case Failure(CassetteFormatError() as problem):
+            raise problem
+    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover

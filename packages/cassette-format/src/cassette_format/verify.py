@@ -10,10 +10,10 @@ doubt there falls back to the in-order pass, so the verdict never depends on the
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING
 
 import orjson
+from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
 from cassette_format._lines import numbered_lines
@@ -25,7 +25,6 @@ from cassette_format.summary import summary_document
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
-    from returns.result import Result
 
 __all__ = ["verify_file", "verify_stream"]
 
@@ -34,7 +33,9 @@ def _outcome_text(stream: IO[bytes], offset: int) -> bytes:
     stream.seek(offset)
     raw = stream.readline().rstrip(b"\n").rstrip(b"\r")
     parsed = parse_record(raw, None, 0)
-    outcome = cast(Mapping[str, "JsonValue"], parsed.value)["outcome"]
+    if isinstance(parsed, CassetteFormatError) or not isinstance(parsed.value, dict):
+        return raw  # the line verified moments ago; changed since, it cannot match the others
+    outcome = parsed.value["outcome"]
     if parsed.canonical is not None:
         # A canonical line's sub-objects are canonical, and orjson writes them identically.
         return orjson.dumps(outcome, option=orjson.OPT_SORT_KEYS)
@@ -100,12 +101,21 @@ def summary_of(state: ChainState, stream: IO[bytes]) -> dict[str, JsonValue] | C
 
 def verify_stream(stream: IO[bytes]) -> Result[dict[str, JsonValue], CassetteFormatError]:
     """Verify a seekable binary stream line by line, in order; returns the summary (no `file`)."""
-    from returns.result import Failure, Success
-
     outcome = _verify(stream)
-    if isinstance(outcome, CassetteFormatError):
-        return Failure(outcome)
-    return Success(outcome)
+    return Failure(outcome) if isinstance(outcome, CassetteFormatError) else Success(outcome)
+
+
+def _read(absolute: str, jobs: int | None) -> Result[dict[str, JsonValue], CassetteFormatError]:
+    """The summary of the file at `absolute`, or why not; I/O failures are FMT-18's message."""
+    try:
+        handle = open_regular(absolute)
+        try:
+            outcome = _verify(handle, absolute, jobs)
+        finally:
+            handle.close()
+    except OSError as error:
+        return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
+    return Failure(outcome) if isinstance(outcome, CassetteFormatError) else Success(outcome)
 
 
 def verify_file(path: str | os.PathLike[str], *, jobs: int | None = None) -> dict[str, JsonValue]:
@@ -115,17 +125,9 @@ def verify_file(path: str | os.PathLike[str], *, jobs: int | None = None) -> dic
     one helper) when two CPUs are free (`jobs=None`) or when `jobs` is 2 or more; `jobs=1`
     never starts a helper. The verdict is the same either way.
     """
-    absolute = os.path.abspath(os.fspath(path))
-    try:
-        handle = open_regular(absolute)  # closed below, errors mapped first
-    except OSError as error:
-        raise CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error) from error
-    try:
-        outcome = _verify(handle, absolute, jobs)
-    except OSError as error:
-        raise CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error) from error
-    finally:
-        handle.close()
-    if isinstance(outcome, CassetteFormatError):
-        raise outcome
-    return outcome
+    match _read(os.path.abspath(os.fspath(path)), jobs):
+        case Success(dict() as summary):
+            return summary
+        case Failure(CassetteFormatError() as problem):
+            raise problem
+    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
