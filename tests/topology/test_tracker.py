@@ -121,3 +121,18 @@ def test_seeding_continues_each_group_and_never_seeds_the_root() -> None:  # TOP
     reserved = seeded.reserve(call(LiveParent("a-new-root-id"))).unwrap()
     assert reserved.occurrence == 3
     assert reserved.call_key == "root/audit-5fbf2955ce0b~3"
+
+
+def test_a_shown_label_changes_only_the_readable_segment() -> None:  # TOPO-4, issue 14
+    request = {"kind": "x", "label": "Deploy sk-live-SECRET"}
+    plain = TopologyTracker().reserve_normalized(LiveParent("p"), request, None).unwrap()
+    shown = (
+        TopologyTracker()
+        .reserve_normalized(LiveParent("p"), request, None, shown_label="Deploy [REDACTED]")
+        .unwrap()
+    )
+    assert plain.call_key.startswith("root/deploy-sk-live-secret-")
+    assert shown.call_key.startswith("root/deploy-redacted-")
+    assert shown.call_key.split("-")[-1] == plain.call_key.split("-")[-1]  # same hex and ~n
+    assert shown.request_fingerprint == plain.request_fingerprint
+    assert shown.parent_context_fingerprint == plain.parent_context_fingerprint

@@ -248,8 +248,17 @@ class RecordingProvider(ProviderIdentity):
         context = normalize_parent_context(request.parent, self._inherits)
         if isinstance(context, Failure):
             raise context.failure()
+        label = body.get("label")
         reserved = value_or_raise(
-            self._tracker.reserve_normalized(live_parent(request.parent), body, context.unwrap())
+            self._tracker.reserve_normalized(
+                live_parent(request.parent),
+                body,
+                context.unwrap(),
+                # Issue 14: the call key's label segment is cut from the redacted label.
+                shown_label=self._redactor.redact_text(label)[0]
+                if isinstance(label, str) and self._redactor.enabled
+                else None,
+            )
         )
         self._admissions += 1
         return _Admitted(reserved=reserved, view=view, admission=self._admissions)

@@ -42,10 +42,15 @@ class LiveCall:
     parent_context_fingerprint: str
     request_fingerprint: str
     request: Mapping[str, object]
+    #: The label the call key shows when it must differ from the request's: the recorder
+    #: passes the redacted label, so a secret in a label never reaches a call key (issue 14).
+    shown_label: str | None = None
 
     @property
     def label(self) -> str | None:
-        """The request's label when it is a string."""
+        """The label of the call key: `shown_label`, else the request's label if a string."""
+        if self.shown_label is not None:
+            return self.shown_label
         label = self.request.get("label")
         return label if isinstance(label, str) else None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from returns.result import Failure, Result, Success
@@ -162,7 +162,20 @@ class TopologyTracker:
         )
 
     def reserve_normalized(
-        self, parent: LiveParent, request: Mapping[str, object], parent_context: object
+        self,
+        parent: LiveParent,
+        request: Mapping[str, object],
+        parent_context: object,
+        *,
+        shown_label: str | None = None,
     ) -> Result[ReservedCall, TopologyError]:
-        """Fingerprint a normalized request and parent context, then reserve (TOPO-3)."""
-        return live_call(parent, request, parent_context).bind(self.reserve)
+        """Fingerprint a normalized request and parent context, then reserve (TOPO-3).
+
+        `shown_label` replaces the request's label in the call key only (fingerprints still
+        cover the request as given).
+        """
+        return (
+            live_call(parent, request, parent_context)
+            .map(lambda call: replace(call, shown_label=shown_label))
+            .bind(self.reserve)
+        )
