@@ -30,12 +30,16 @@ class MissingExtraError(ImportError):
         self.extra = extra
 
 
-def require_extra(module: str, needed_by: str) -> ModuleType:
-    """Import `module` (an optional dependency of `needed_by`), or raise MissingExtraError."""
+def require_extra(module: str, needed_by: str, extra: str | None = None) -> ModuleType:
+    """Import `module` (an optional dependency of `needed_by`), or raise MissingExtraError.
+
+    `extra` names the extra to install when the module's usual one (EXTRAS) is not the right
+    hint for this caller (pydantic_core comes with both adapters' extras).
+    """
     top = module.partition(".")[0]
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
         if error.name != top:
             raise  # the extra is there but incomplete or broken: keep the real cause
-        raise MissingExtraError(top, EXTRAS.get(top, top), needed_by) from error
+        raise MissingExtraError(top, extra or EXTRAS.get(top, top), needed_by) from error

@@ -20,6 +20,7 @@ from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncomp
 from cassette_provider.adapters.nesting import child_running
 from cassette_provider.agent import ParentAgent, SimpleAgent
 from cassette_provider.contract import StartRequest
+from cassette_provider.extras import require_extra
 from cassette_provider.function_provider import FunctionProvider
 from cassette_provider.registry import ProviderRegistry
 
@@ -69,7 +70,7 @@ def openai_agents_provider(
     max_turns: int = 10,
 ) -> FunctionProvider:
     """A `FunctionProvider` running the child agent a request names with `Runner.run`."""
-    from agents import Runner
+    runner = require_extra("agents", __name__).Runner
 
     children = _by_name(agents)
 
@@ -84,7 +85,7 @@ def openai_agents_provider(
 
     async def run(request: StartRequest, child: SimpleAgent) -> dict[str, object]:
         with child_running(child):
-            outcome = await Runner.run(
+            outcome = await runner.run(
                 child_for(request),
                 prompt_text(request.prompt),
                 run_config=run_config,
@@ -99,8 +100,7 @@ def openai_agents_provider(
 
 def _plain(value: Any) -> Any:
     """A structured final output as plain JSON (pydantic models and dataclasses included)."""
-    import pydantic_core
-
+    pydantic_core = require_extra("pydantic_core", __name__, "openai-agents")
     return pydantic_core.to_jsonable_python(value)
 
 
@@ -120,7 +120,7 @@ def cassette_tool(
     Given to a child agent that `openai_agents_provider` runs, the tool's calls are parented on
     that running child, not on `parent`, so they are recorded beneath the child's call.
     """
-    from agents import FunctionTool
+    function_tool = require_extra("agents", __name__).FunctionTool
 
     delegate = SubagentDelegate(registry, parent, provider=provider)
     name = tool_name or agent.name
@@ -128,10 +128,11 @@ def cassette_tool(
     async def on_invoke_tool(context: Any, arguments: str) -> str:
         return await delegate.ask(agent.name, tool_input(arguments), label=name)
 
-    return FunctionTool(
+    tool: FunctionTool = function_tool(
         name=name,
         description=tool_description or getattr(agent, "handoff_description", None) or "",
         params_json_schema=_INPUT_SCHEMA,
         on_invoke_tool=on_invoke_tool,
         strict_json_schema=True,
     )
+    return tool

@@ -18,6 +18,7 @@ from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncomp
 from cassette_provider.adapters.nesting import child_running
 from cassette_provider.agent import SimpleAgent
 from cassette_provider.contract import StartRequest
+from cassette_provider.extras import require_extra
 from cassette_provider.function_provider import FunctionProvider
 
 __all__ = ["SubagentDelegate", "SubagentIncompleteError", "pydantic_ai_provider"]
@@ -43,7 +44,7 @@ def pydantic_ai_provider(
     The child receives the prompt's text; its output becomes one text block (non-string outputs
     are also kept as `structured` plain JSON). An unknown child name fails the start.
     """
-    import pydantic_core
+    pydantic_core = require_extra("pydantic_core", __name__, "pydantic-ai")
 
     children = _by_name(agents)
 
