@@ -13,11 +13,13 @@ from __future__ import annotations
 import math
 import re
 
+from cassette_format._created_at import valid_created_at
 from cassette_format._fields import (
     ERROR_FIELDS,
     ERROR_OUTCOME_FIELDS,
     FULL_REQUEST_FIELDS,
     FULL_VIEW_FIELDS,
+    HEADER_FIELDS,
     INTERACTION_FIELDS,
     METADATA_FIELDS,
     METADATA_VIEW_FIELDS,
@@ -25,9 +27,10 @@ from cassette_format._fields import (
     TIMING_FIELDS,
     TOOL_FILTER_FIELDS,
 )
+from cassette_format.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
 from cassette_format.content_blocks import check_content_blocks
 
-__all__ = ["interaction_fits"]
+__all__ = ["header_fits", "interaction_fits"]
 
 _MAX_SAFE = 2**53 - 1
 _INF = math.inf
@@ -206,4 +209,50 @@ def interaction_fits(value: object, previous_hash: str) -> bool:
         and _request_fits(value["request"])
         and _timing_fits(value["timing"])
         and _outcome_fits(value["outcome"], published)
+    )
+
+
+_CAPABILITY_KEYS = frozenset({"outputSchema", "depthLimit", "toolFilter", "persona"})
+_PROVIDER_KEYS = frozenset({"cassette", "upstream", "capabilities", "inheritsParentContext"})
+
+
+def _provider_fits(provider: object) -> bool:
+    if type(provider) is not dict or provider.keys() != _PROVIDER_KEYS:
+        return False
+    capabilities = provider["capabilities"]
+    return (
+        type(provider["cassette"]) is str
+        and provider["cassette"] != ""
+        and type(provider["upstream"]) is str
+        and provider["upstream"] != ""
+        and type(provider["inheritsParentContext"]) is bool
+        and type(capabilities) is dict
+        and capabilities.keys() == _CAPABILITY_KEYS
+        and all(type(flag) is bool for flag in capabilities.values())
+    )
+
+
+def header_fits(value: object) -> bool:
+    """True when `value` plainly satisfies FMT-9 rules 1-17 (False: ask the ordered rules)."""
+    if type(value) is not dict or value.keys() != HEADER_FIELDS:
+        return False
+    version = value["version"]
+    created_at = value["createdAt"]
+    target = value["target"]
+    return (
+        value["kind"] == HEADER_KIND
+        and value["format"] == CASSETTE_FORMAT
+        and type(version) is int
+        and version == 1
+        and type(value["cassetteId"]) is str
+        and value["cassetteId"] != ""
+        and type(created_at) is str
+        and valid_created_at(created_at)
+        and type(target) is dict
+        and target == {"dshSubagent": TARGET_DSH_SUBAGENT}
+        and _provider_fits(value["provider"])
+        and value["requestStorage"] in ("metadata", "full")
+        and type(value["redactSecrets"]) is bool
+        and _names(value["redactionPatterns"])
+        and _digest_fits(value["hash"])
     )

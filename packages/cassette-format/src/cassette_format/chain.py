@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cassette_canonical import canonical_json, fingerprint
-from returns.pipeline import flow
-from returns.pointfree import bind
 from returns.result import Result
 
 from cassette_format.build import decode_interaction
@@ -38,11 +36,10 @@ def seal_interaction(
     line = body.sequence + 1 if isinstance(body.sequence, int) else 0
     unhashed = body.to_json()
     unhashed["previousHash"] = previous_hash
-    return flow(
-        unhashed,
-        _hashed,
-        bind(lambda record: check_interaction(record, line, previous_hash)),
-        bind(decode_interaction),
+    return (
+        _hashed(unhashed)
+        .bind(lambda record: check_interaction(record, line, previous_hash))
+        .bind(decode_interaction)
     )
 
 

@@ -8,51 +8,14 @@ valid array allocates nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from returns.result import Failure, Result
-
-from cassette_format._js import js_string
-from cassette_format._rules import (
-    PASSED,
-    Checked,
-    an_object,
-    fails,
-    non_empty_string,
-    non_negative_integer,
-    optional_string,
-    positive_integer,
-)
 from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["check_content_blocks", "content_blocks"]
-
-_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
-
-
-def _check_image(block: Mapping[str, JsonValue], block_path: str) -> Checked:
-    at = f"{block_path}.attachment"
-    return Result.do(
-        None
-        for attachment in an_object(block.get("attachment"), f"{at} must be an object", block_path)
-        for _ in non_empty_string(attachment.get("attachmentId"), at, ".attachmentId")
-        for _ in _media_type(attachment, at)
-        for _ in non_negative_integer(attachment.get("bytes"), at, ".bytes")
-        for _ in positive_integer(attachment.get("width"), at, ".width")
-        for _ in positive_integer(attachment.get("height"), at, ".height")
-        for _ in optional_string(attachment, "name", at)
-    )
-
-
-def _media_type(attachment: Mapping[str, JsonValue], at: str) -> Checked:
-    media_type = js_string(attachment.get("mediaType"), present="mediaType" in attachment)
-    if media_type in _IMAGE_TYPES:
-        return PASSED
-    return fails(f"{at}.mediaType is unsupported", f"{at}.mediaType")
+__all__ = ["check_content_blocks"]
 
 
 def _block_path(path: str, depth: int, index: int) -> str:
@@ -64,12 +27,6 @@ def _block_path(path: str, depth: int, index: int) -> str:
 def _block_problem(path: str, depth: int, index: int, problem: str) -> CassetteFormatError:
     block_path = _block_path(path, depth, index)
     return CassetteFormatError(block_path + problem, path=block_path)
-
-
-def content_blocks(value: object, path: str) -> Checked:
-    """FMT-14 as a Result, for the ordered checks."""
-    problem = check_content_blocks(value, path)
-    return PASSED if problem is None else Failure(problem)
 
 
 def check_content_blocks(value: object, path: str) -> CassetteFormatError | None:
@@ -111,8 +68,9 @@ def check_content_blocks(value: object, path: str) -> CassetteFormatError | None
                         if type(block.get(field)) is not str:
                             return _block_problem(path, depth, index, f".{field} must be a string")
             elif kind == "image":
-                image = _check_image(block, _block_path(path, depth, index))
-                problem = image.swap().value_or(None)
+                from cassette_format._image_block import image_problem  # lazy: images only
+
+                problem = image_problem(block, _block_path(path, depth, index))
                 if problem is not None:
                     return problem
     return None

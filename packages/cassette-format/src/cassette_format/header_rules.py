@@ -6,13 +6,12 @@ the hash comparison (FMT-9 rule 18) is the caller's, since it needs the line's b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from returns.result import Result
 
+from cassette_format._created_at import valid_created_at
 from cassette_format._fields import CAPABILITY_FIELDS, HEADER_FIELDS, PROVIDER_FIELDS
 from cassette_format._js import js_string
 from cassette_format._rules import (
@@ -36,44 +35,11 @@ if TYPE_CHECKING:
 
 __all__ = ["check_header"]
 
-# D-3: RFC 3339 §5.6 date-times (`T`/`Z` in either case, a space separator as its note
-# allows, any number of fraction digits, `-00:00`, leap second 60), the ISO 8601 reduced
-# form without seconds, or ISO calendar dates. ASCII digits only (`\d` would take any
-# Unicode digit).
-_ISO_DATE_TIME = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})"
-    r"(?::([0-9]{2})(?:\.([0-9]+))?)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
-)
-_ISO_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
 _CAPABILITY_SET = frozenset(CAPABILITY_FIELDS)
 _TARGET_FIELDS = frozenset({"dshSubagent"})
 _CAPS = "header.provider.capabilities"
 
 JsonObject = Mapping[str, "JsonValue"]
-
-
-def _valid_created_at(text: str) -> bool:
-    """D-3: an RFC 3339 date-time (or HH:mm form) with a zone, or an ISO date; real days only."""
-    match = _ISO_DATE_TIME.fullmatch(text)
-    if match is not None:
-        year, month, day, hour, minute = (int(match.group(i)) for i in range(1, 6))
-        second = int(match.group(6) or 0)
-        zone = match.group(8)
-        if zone not in "Zz" and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
-            return False
-        try:
-            datetime(year, month, day, hour, minute, 59 if second == 60 else second)
-        except ValueError:
-            return False
-        return True
-    match = _ISO_DATE.fullmatch(text)
-    if match is None:
-        return False
-    try:
-        date(int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1))
-    except ValueError:
-        return False
-    return True
 
 
 def _kind(header: JsonObject) -> Checked:
@@ -98,7 +64,7 @@ def _version(header: JsonObject) -> Checked:
 def _created_at(header: JsonObject) -> Checked:
     return non_empty_string(header.get("createdAt"), "header.createdAt").bind(
         lambda text: holds(
-            _valid_created_at(text), "header.createdAt must be an ISO timestamp", "header.createdAt"
+            valid_created_at(text), "header.createdAt must be an ISO timestamp", "header.createdAt"
         )
     )
 

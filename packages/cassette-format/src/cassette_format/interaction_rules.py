@@ -4,8 +4,10 @@ Where FMT-10 lives: rules 1-9 one by one in the reference's order
 (`check_interaction_in_order`, the first failure as a value with the reference's message),
 the same rules accepted in one allocation-free pass for ordinary lines (`interaction_fits`,
 from `_fast_schema`; it only ever says "plainly valid" or "ask the ordered rules"), and
-rule 10, the record's hash (`hash_problem`). Content blocks are FMT-14
-(`content_blocks`); the loader's per-line chain checks after these are FMT-15/16 (`_chain`).
+rule 10, the record's hash, is computed from the line's bytes by `_record_line.record_hash`
+and compared where the line is read (`_chain`, beside the FMT-15/16 checks that follow).
+Content blocks are FMT-14 (`content_blocks`). The ordered rules import `returns`, so
+`cassette verify` loads this module only when a line is in doubt.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from cassette_format._fields import (
     TIMING_FIELDS,
     TOOL_FILTER_FIELDS,
 )
-from cassette_format._record_line import ParsedLine, record_hash
 from cassette_format._rules import (
     PASSED,
     Checked,
@@ -45,13 +46,13 @@ from cassette_format._rules import (
     string_list,
 )
 from cassette_format.constants import INTERACTION_KIND
-from cassette_format.content_blocks import content_blocks
+from cassette_format.content_blocks import check_content_blocks
 from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["check_interaction", "check_interaction_in_order", "hash_problem", "interaction_fits"]
+__all__ = ["check_interaction", "check_interaction_in_order", "content_blocks", "interaction_fits"]
 
 JsonObject = Mapping[str, "JsonValue"]
 _Rule = Callable[["JsonValue"], Result[object, CassetteFormatError]]
@@ -60,6 +61,12 @@ _Rule = Callable[["JsonValue"], Result[object, CassetteFormatError]]
 def _when_present(value: JsonObject, key: str, rule: _Rule) -> Result[object, CassetteFormatError]:
     """`rule` over member `key` when it is present (FMT-7: even when null)."""
     return rule(value[key]) if key in value else PASSED
+
+
+def content_blocks(value: object, path: str) -> Checked:
+    """FMT-14 as a Result, for the ordered checks."""
+    problem = check_content_blocks(value, path)
+    return PASSED if problem is None else Failure(problem)
 
 
 def _tool_filter(value: object, path: str) -> Checked:
@@ -301,17 +308,7 @@ def check_interaction_in_order(
 def check_interaction(
     value: object, line: int, previous_hash: str
 ) -> Result[JsonObject, CassetteFormatError]:
-    """FMT-10 rules 1-9 (the hash is `hash_problem`'s): the one-pass check, ordered on doubt."""
+    """FMT-10 rules 1-9 (the hash is the caller's): the one-pass check, ordered on doubt."""
     if isinstance(value, dict) and interaction_fits(value, previous_hash):
         return Success(value)
     return check_interaction_in_order(value, line, previous_hash)
-
-
-def hash_problem(parsed: ParsedLine, record: JsonObject, line: int) -> CassetteFormatError | None:
-    """FMT-10 rule 10: the digest of the record without `hash` must be its `hash`."""
-    computed = record_hash(parsed, record)
-    if computed is None:
-        return CassetteFormatError("cassette record is not lossless canonical JSON")
-    if computed != record["hash"]:
-        return CassetteFormatError(f"line {line} hash mismatch", line=line)
-    return None

@@ -13,7 +13,6 @@ import os
 from typing import IO, TYPE_CHECKING
 
 import orjson
-from returns.result import Failure, Result, Success
 
 from cassette_format._chain import ChainState
 from cassette_format._lines import numbered_lines
@@ -25,6 +24,7 @@ from cassette_format.summary import summary_document
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
+    from returns.result import Result
 
 __all__ = ["verify_file", "verify_stream"]
 
@@ -101,33 +101,34 @@ def summary_of(state: ChainState, stream: IO[bytes]) -> dict[str, JsonValue] | C
 
 def verify_stream(stream: IO[bytes]) -> Result[dict[str, JsonValue], CassetteFormatError]:
     """Verify a seekable binary stream line by line, in order; returns the summary (no `file`)."""
+    from returns.result import Failure, Success  # lazy: `cassette verify` never needs it
+
     outcome = _verify(stream)
     return Failure(outcome) if isinstance(outcome, CassetteFormatError) else Success(outcome)
 
 
-def _read(absolute: str, jobs: int | None) -> Result[dict[str, JsonValue], CassetteFormatError]:
+def _read(absolute: str, jobs: int | None) -> dict[str, JsonValue] | CassetteFormatError:
     """The summary of the file at `absolute`, or why not; I/O failures are FMT-18's message."""
     try:
         handle = open_regular(absolute)
         try:
-            outcome = _verify(handle, absolute, jobs)
+            return _verify(handle, absolute, jobs)
         finally:
             handle.close()
     except OSError as error:
-        return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
-    return Failure(outcome) if isinstance(outcome, CassetteFormatError) else Success(outcome)
+        return CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error)
 
 
 def verify_file(path: str | os.PathLike[str], *, jobs: int | None = None) -> dict[str, JsonValue]:
     """The raising file edge `cassette verify` calls: summary or CassetteFormatError.
 
+    The core answers with a plain summary-or-error value here rather than a Result, so a
+    `cassette verify` process never imports `returns` (start-up is paid per file in CI).
     Files of SPLIT_MIN_BYTES or more are verified as two ranges at once (this process and
     one helper) when two CPUs are free (`jobs=None`) or when `jobs` is 2 or more; `jobs=1`
     never starts a helper. The verdict is the same either way.
     """
-    match _read(os.path.abspath(os.fspath(path)), jobs):
-        case Success(dict() as summary):
-            return summary
-        case Failure(CassetteFormatError() as problem):
-            raise problem
-    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
+    outcome = _read(os.path.abspath(os.fspath(path)), jobs)
+    if isinstance(outcome, CassetteFormatError):
+        raise outcome
+    return outcome
