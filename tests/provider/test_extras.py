@@ -30,3 +30,20 @@ def test_a_broken_install_keeps_its_own_error() -> None:
     with pytest.raises(ModuleNotFoundError) as missing:
         require_extra("json.nonexistent_submodule", "a test")
     assert not isinstance(missing.value, MissingExtraError)
+
+
+def test_the_httpx_transports_name_their_extra() -> None:
+    """Run in a fresh interpreter, so no earlier import of httpx hides the missing module."""
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "sys.modules['httpx'] = None\n"
+        "from cassette_provider.extras import MissingExtraError\n"
+        "try:\n"
+        "    import cassette_provider.models.transport\n"
+        "except MissingExtraError as error:\n"
+        "    print(error.extra)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "httpx\n", done.stderr

@@ -15,14 +15,21 @@ import re
 from collections.abc import AsyncIterator
 from typing import Final
 
-import httpx
 from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_topology.sessions import SESSION_ORDINAL, SessionError, session_label
 
+from cassette_provider.extras import MissingExtraError
 from cassette_provider.models.errors import raise_error
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
 from cassette_provider.models.replayer import SessionReplayer
 from cassette_provider.models.sse import SseDecoder, encode_event
+
+try:
+    import httpx
+except ModuleNotFoundError as missing:  # the optional dependency: name the extra to install
+    if missing.name != "httpx":
+        raise
+    raise MissingExtraError("httpx", "httpx", __name__) from missing
 
 #: Request header naming the calling session.
 SESSION_HEADER: Final = "x-cassette-session"
