@@ -121,7 +121,7 @@ def _tool_filter(value: JsonObject) -> ToolFilter | None:
     )
 
 
-def _metadata_view(metadata: JsonObject) -> Result[RequestView, CassetteFormatError]:
+def _metadata_view(metadata: JsonObject) -> RequestView | None:
     match metadata:
         case {
             "promptBlocks": int() | float() as blocks,
@@ -129,72 +129,64 @@ def _metadata_view(metadata: JsonObject) -> Result[RequestView, CassetteFormatEr
             "hasOutputSchema": bool(has_output_schema),
             "hasPersona": bool(has_persona),
         }:
-            return Success(
-                MetadataRequestView(
-                    RequestMetadata(
-                        prompt_blocks=int(blocks),
-                        prompt_bytes=int(size),
-                        has_output_schema=has_output_schema,
-                        has_persona=has_persona,
-                        label=_optional_string(metadata, "label"),
-                        max_depth=_optional_int(metadata, "maxDepth"),
-                        child_provider=_optional_string(metadata, "childProvider"),
-                        child_model=_optional_string(metadata, "childModel"),
-                        tool_filter=_tool_filter(metadata),
-                    )
+            return MetadataRequestView(
+                RequestMetadata(
+                    prompt_blocks=int(blocks),
+                    prompt_bytes=int(size),
+                    has_output_schema=has_output_schema,
+                    has_persona=has_persona,
+                    label=_optional_string(metadata, "label"),
+                    max_depth=_optional_int(metadata, "maxDepth"),
+                    child_provider=_optional_string(metadata, "childProvider"),
+                    child_model=_optional_string(metadata, "childModel"),
+                    tool_filter=_tool_filter(metadata),
                 )
             )
-    return _unexpected("request.metadata")
+    return None
 
 
-def _full_view(
-    full: JsonObject, redactions: int | float
-) -> Result[RequestView, CassetteFormatError]:
+def _full_view(full: JsonObject, redactions: int | float) -> RequestView | None:
     match full:
         case {"prompt": list(prompt)}:
-            return Success(
-                FullRequestView(
-                    FullRequest(
-                        prompt=tuple(prompt),
-                        label=_optional_string(full, "label"),
-                        agent_options=_optional_object(full, "agentOptions"),
-                        output_schema=_optional_object(full, "outputSchema"),
-                        max_depth=_optional_int(full, "maxDepth"),
-                        tool_filter=_tool_filter(full),
-                        persona=_optional_string(full, "persona"),
-                    ),
-                    redactions=int(redactions),
-                )
+            return FullRequestView(
+                FullRequest(
+                    prompt=tuple(prompt),
+                    label=_optional_string(full, "label"),
+                    agent_options=_optional_object(full, "agentOptions"),
+                    output_schema=_optional_object(full, "outputSchema"),
+                    max_depth=_optional_int(full, "maxDepth"),
+                    tool_filter=_tool_filter(full),
+                    persona=_optional_string(full, "persona"),
+                ),
+                redactions=int(redactions),
             )
-    return _unexpected("request.value")
+    return None
 
 
-def _request(request: JsonObject) -> Result[RequestView, CassetteFormatError]:
+def _request(request: JsonObject) -> RequestView | None:
     match request:
         case {"storage": "metadata", "metadata": dict(metadata)}:
             return _metadata_view(metadata)
         case {"storage": "full", "value": dict(full), "redactions": int() | float() as count}:
             return _full_view(full, count)
-    return _unexpected("request")
+    return None
 
 
-def _timing(timing: JsonObject) -> Result[Timing, CassetteFormatError]:
+def _timing(timing: JsonObject) -> Timing | None:
     match timing:
         case {
             "startedAt": str(started_at),
             "startLatencyMs": int() | float() as latency,
             "durationMs": int() | float() as duration,
         }:
-            return Success(
-                Timing(
-                    started_at=started_at,
-                    start_latency_ms=latency,
-                    duration_ms=duration,
-                    signal_aborted_at_ms=_optional_number(timing, "signalAbortedAtMs"),
-                    dispose_called_at_ms=_optional_number(timing, "disposeCalledAtMs"),
-                )
+            return Timing(
+                started_at=started_at,
+                start_latency_ms=latency,
+                duration_ms=duration,
+                signal_aborted_at_ms=_optional_number(timing, "signalAbortedAtMs"),
+                dispose_called_at_ms=_optional_number(timing, "disposeCalledAtMs"),
             )
-    return _unexpected("timing")
+    return None
 
 
 def _recorded_error(error: JsonObject) -> RecordedError | None:
@@ -204,19 +196,19 @@ def _recorded_error(error: JsonObject) -> RecordedError | None:
     return None
 
 
-def _outcome(outcome: JsonObject) -> Result[Outcome, CassetteFormatError]:
+def _outcome(outcome: JsonObject) -> Outcome | None:
     match outcome:
         case {"kind": "result", "result": dict(result), "redactions": int() | float() as count}:
-            return Success(ResultOutcome(result=result, redactions=int(count)))
+            return ResultOutcome(result=result, redactions=int(count))
         case {"kind": "start-error", "error": dict(error)}:
             start_error = _recorded_error(error)
             if start_error is not None:
-                return Success(StartErrorOutcome(start_error))
+                return StartErrorOutcome(start_error)
         case {"kind": "result-error", "error": dict(error)}:
             result_error = _recorded_error(error)
             if result_error is not None:
-                return Success(ResultErrorOutcome(result_error))
-    return _unexpected("outcome")
+                return ResultErrorOutcome(result_error)
+    return None
 
 
 def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, CassetteFormatError]:
@@ -237,7 +229,12 @@ def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, Cassett
             "previousHash": str(previous_hash),
             "hash": str(digest),
         }:
-            return Result.do(
+            request_view = _request(request)
+            measured = _timing(timing)
+            ended = _outcome(outcome)
+            if request_view is None or measured is None or ended is None:
+                return _unexpected("interaction")
+            return Success(
                 CassetteInteraction(
                     sequence=int(sequence),
                     call_key=call_key,
@@ -253,9 +250,6 @@ def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, Cassett
                     previous_hash=previous_hash,
                     hash=digest,
                 )
-                for request_view in _request(request)
-                for measured in _timing(timing)
-                for ended in _outcome(outcome)
             )
     return _unexpected("interaction")
 
