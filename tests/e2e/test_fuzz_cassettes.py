@@ -218,7 +218,10 @@ def _structured(draw: Draw, data: bytes) -> bytes:
     else:
         key = draw(st.sampled_from(sorted(record) or ["kind"]))
         record[key] = draw(st.sampled_from([None, True, 0, "", [], {}, "x" * 70]))
-    lines[index] = canonical_json(record).unwrap().encode()
+    text = canonical_json(record)
+    if not isinstance(text, Success):  # e.g. 2**53 + 1, which no double holds (D-1)
+        return data
+    lines[index] = text.unwrap().encode()
     if draw(st.booleans()):
         rehashed = _rehashed(lines)
         lines = lines if rehashed is None else rehashed
