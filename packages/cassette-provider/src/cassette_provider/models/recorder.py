@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,16 +13,19 @@ from cassette_topology.sessions import (
     SESSION_MIXED,
     SESSION_ORDINAL,
     SESSION_RECORD,
+    SESSION_REQUEST_INVALID,
     RecordedCall,
     SessionError,
     SessionLog,
     SessionLogHeader,
+    request_fingerprints,
     session_label,
 )
 
 from cassette_provider.models.context import ResolvedSession, resolve_call
-from cassette_provider.models.errors import raise_error
+from cassette_provider.models.errors import raise_error, value_or_raise
 from cassette_provider.models.files import write_session_logs
+from cassette_provider.models.redaction import SessionRedaction, session_redaction
 from cassette_provider.models.replayer import request_fingerprint
 
 #: A live streaming model: a request in, response chunks out.
@@ -60,26 +63,67 @@ class _Session:
     def calls(self) -> tuple[RecordedCall, ...]:
         """Seed then own calls in start order, numbered 1..n."""
         ordered = [*self.seed, *(self.finished[slot] for slot in sorted(self.finished))]
-        return tuple(
-            RecordedCall(i, c.request, c.request_fingerprint, c.streamed, c.chunks, c.meta)
-            for i, c in enumerate(ordered, start=1)
-        )
+        return tuple(replace(c, index=i) for i, c in enumerate(ordered, start=1))
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredRequest:
+    """What a call's log stores of its request, and how matching finds it again."""
+
+    request: JsonValue
+    fingerprint: str
+    match_fingerprint: str | None = None
+    match_binding_fingerprint: str | None = None
+    redactions: int = 0
+
+
+def _stored_request(
+    request: JsonValue, session: str | None, redaction: SessionRedaction
+) -> _StoredRequest:
+    """Redact a request; fingerprints of the unredacted request are kept for matching.
+
+    The stored `requestFingerprint` stays the digest of the stored request (the codec checks
+    it); a redacted request also keeps its unredacted exact and binding fingerprints.
+    """
+    exact = request_fingerprint(request, session)
+    stored, count = redaction.request(request)
+    if count == 0:
+        return _StoredRequest(request, exact)
+    invalid = SessionError(
+        SESSION_REQUEST_INVALID,
+        f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        session=session,
+    )
+    _, binding = value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
+    return _StoredRequest(stored, request_fingerprint(stored, session), exact, binding, count)
 
 
 class CallRecording:
-    """One live call being recorded: adapters add chunks as they arrive, then finish once."""
+    """One live call being recorded: adapters add chunks as they arrive, then finish once.
 
-    def __init__(self, session: _Session, slot: int, request: JsonValue, digest: str) -> None:
+    Chunks and meta are stored redacted (copies: the caller's values are not touched).
+    """
+
+    def __init__(
+        self,
+        session: _Session,
+        slot: int,
+        request: _StoredRequest,
+        redaction: SessionRedaction,
+    ) -> None:
         self._session = session
         self._slot = slot
         self._request = request
-        self._digest = digest
+        self._redaction = redaction
         self._chunks: list[JsonValue] = []
+        self._response_redactions = 0
         self._done = False
 
     def add_chunk(self, chunk: JsonValue) -> None:
-        """Append one response chunk (a whole body for non-streamed calls)."""
-        self._chunks.append(chunk)
+        """Append one response chunk (a whole body for non-streamed calls), redacted."""
+        stored, count = self._redaction.value(chunk)
+        self._chunks.append(stored)
+        self._response_redactions += count
 
     def finish(self, *, streamed: bool, meta: JsonValue = None) -> None:
         """Close the call with the chunks seen so far; later calls are ignored."""
@@ -87,8 +131,19 @@ class CallRecording:
             return
         self._done = True
         self._session.open_slots.discard(self._slot)
+        stored_meta, meta_count = self._redaction.value(meta)
+        request = self._request
         self._session.finished[self._slot] = RecordedCall(
-            0, self._request, self._digest, streamed, tuple(self._chunks), meta
+            0,
+            request.request,
+            request.fingerprint,
+            streamed,
+            tuple(self._chunks),
+            stored_meta,
+            match_fingerprint=request.match_fingerprint,
+            match_binding_fingerprint=request.match_binding_fingerprint,
+            request_redactions=request.redactions,
+            response_redactions=self._response_redactions + meta_count,
         )
 
     def abandon(self) -> None:
@@ -106,6 +161,9 @@ class SessionRecorder:
     ordinals follow creation order even when the clock does not advance between sessions.
     A session started through the subagent cassette records its call key and its parent; a
     first-call ordinal a session declares is recorded in its header (unique per recording).
+    With `redact_secrets` (the default), requests, chunks and meta are stored through the
+    cassette redactor (built-ins plus `redaction_patterns`); matching uses fingerprints of
+    the unredacted request.
     """
 
     def __init__(
@@ -115,7 +173,10 @@ class SessionRecorder:
         *,
         clock: Callable[[], datetime] = _utc_now,
         anonymous_id: str = ANONYMOUS_SESSION_ID,
+        redact_secrets: bool = True,
+        redaction_patterns: Sequence[str] = (),
     ) -> None:
+        self._redaction = session_redaction(redact_secrets, redaction_patterns)
         self._stream_model = stream_model
         self._complete_model = complete_model
         self._clock = clock
@@ -246,19 +307,22 @@ class SessionRecorder:
         session_id: str | None = None,
         *,
         first_call_ordinal: int | None = None,
+        redaction: SessionRedaction | None = None,
     ) -> CallRecording:
         """Start recording one call of the calling session (explicit id, context, anonymous).
 
         A declared `first_call_ordinal` (or the scope's) is recorded in the session's header,
-        so replay can honour it when sessions with identical first requests tie.
+        so replay can honour it when sessions with identical first requests tie. `redaction`
+        replaces the recorder's own for this call (a transport configured on its own).
         """
         resolved = resolve_call(session_id, first_call_ordinal)
-        digest = request_fingerprint(request, resolved.session)
+        chosen = self._redaction if redaction is None else redaction
+        stored = _stored_request(request, resolved.session, chosen)
         session = self._session_for(resolved)
         slot = session.next_slot
         session.next_slot += 1
         session.open_slots.add(slot)
-        return CallRecording(session, slot, request, digest)
+        return CallRecording(session, slot, stored, chosen)
 
     async def stream(
         self, request: JsonValue, session_id: str | None = None

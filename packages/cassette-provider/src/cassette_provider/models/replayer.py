@@ -11,6 +11,7 @@ from cassette_topology.sessions import (
     BINDING_POLICIES,
     BY_REQUEST,
     SESSION_CONFIG,
+    SESSION_REDACTED,
     SESSION_REQUEST_INVALID,
     BindingPolicy,
     BindingState,
@@ -27,6 +28,7 @@ from cassette_topology.sessions import (
     session_label,
     start_binding,
 )
+from cassette_topology.sessions.errors import quote
 from returns.result import Failure
 
 from cassette_provider.models.context import observe_subagents, resolve_call
@@ -59,6 +61,19 @@ def _both_fingerprints(request: JsonValue, session: str | None) -> tuple[str, st
     return value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
 
 
+def _redacted(scripted: ScriptedCall, recorded_session: str) -> SessionError:
+    """The refusal of a call whose recorded response was redacted (metadata only)."""
+    return SessionError(
+        SESSION_REDACTED,
+        f"model call {scripted.call_index} of session {session_label(scripted.session)} "
+        f"(recorded session {quote(recorded_session)}) replays a response with "
+        f"{scripted.call.response_redactions} redacted secret(s); record without the secret "
+        "or pass allow_redacted_replay=True",
+        session=scripted.session,
+        call_index=scripted.call_index,
+    )
+
+
 class SessionReplayer:
     """Replays recorded model responses, each live session from its own recorded script.
 
@@ -69,11 +84,17 @@ class SessionReplayer:
 
     `binding` names how a new live session picks its script: `"by-request"` (the default:
     the unclaimed script whose subagent identity and first request match) or `"first-call"`
-    (the design note's first-call order).
+    (the design note's first-call order). A call whose recorded response was redacted is
+    refused (`SESSION_REDACTED`) unless `allow_redacted_replay=True`: the client would get
+    `[REDACTED]` where the live model answered something else.
     """
 
     def __init__(
-        self, scripts: Iterable[SessionScript], *, binding: BindingPolicy = BY_REQUEST
+        self,
+        scripts: Iterable[SessionScript],
+        *,
+        binding: BindingPolicy = BY_REQUEST,
+        allow_redacted_replay: bool = False,
     ) -> None:
         if binding not in BINDING_POLICIES:
             raise_error(
@@ -84,20 +105,37 @@ class SessionReplayer:
             )
         self._state: BindingState = start_binding(tuple(scripts), binding)
         self._failures: list[ModelReplayError] = []
+        self._allow_redacted = allow_redacted_replay
 
     @classmethod
     def from_logs(
-        cls, logs: Iterable[SessionLog], *, binding: BindingPolicy = BY_REQUEST
+        cls,
+        logs: Iterable[SessionLog],
+        *,
+        binding: BindingPolicy = BY_REQUEST,
+        allow_redacted_replay: bool = False,
     ) -> SessionReplayer:
         """Order logs primary-first and derive the scripts (fork children cut at the seed)."""
-        return cls(value_or_raise(derive_scripts(logs)), binding=binding)
+        return cls(
+            value_or_raise(derive_scripts(logs)),
+            binding=binding,
+            allow_redacted_replay=allow_redacted_replay,
+        )
 
     @classmethod
     async def from_directory(
-        cls, directory: str | os.PathLike[str], *, binding: BindingPolicy = BY_REQUEST
+        cls,
+        directory: str | os.PathLike[str],
+        *,
+        binding: BindingPolicy = BY_REQUEST,
+        allow_redacted_replay: bool = False,
     ) -> SessionReplayer:
         """Harvest every session log under a directory and replay from it."""
-        return cls.from_logs(await harvest_session_logs(directory), binding=binding)
+        return cls.from_logs(
+            await harvest_session_logs(directory),
+            binding=binding,
+            allow_redacted_replay=allow_redacted_replay,
+        )
 
     @property
     def binding(self) -> BindingPolicy:
@@ -150,7 +188,13 @@ class SessionReplayer:
             mismatch = as_exception(routed.failure())
             self._failures.append(mismatch)
             raise mismatch
-        self._state, scripted = routed.unwrap()
+        state, scripted = routed.unwrap()
+        if scripted.call.response_redactions and not self._allow_redacted:
+            recorded = state.scripts[scripted.ordinal].recorded_session
+            refused = as_exception(_redacted(scripted, recorded))
+            self._failures.append(refused)
+            raise refused
+        self._state = state
         return scripted
 
     async def stream(

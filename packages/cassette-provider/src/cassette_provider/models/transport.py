@@ -12,7 +12,7 @@ This module imports httpx; `cassette_provider.models` does not, so httpx stays o
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
@@ -21,6 +21,7 @@ from cassette_topology.sessions import SESSION_ORDINAL, SessionError, session_la
 from cassette_provider.extras import MissingExtraError
 from cassette_provider.models.errors import raise_error
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
+from cassette_provider.models.redaction import SessionRedaction, session_redaction
 from cassette_provider.models.replayer import SessionReplayer
 from cassette_provider.models.sse import SseDecoder, encode_event
 
@@ -50,7 +51,8 @@ def model_request(request: httpx.Request) -> JsonValue:
     """The fingerprinted identity of an HTTP model call: method, path, query and body.
 
     Headers (credentials, SDK versions, retry counters) and the host are left out, so the
-    same call matches across machines, keys and base URLs with the same path.
+    same call matches across machines, keys and base URLs with the same path; request
+    headers are never stored in a session log.
     """
     identity: dict[str, JsonValue] = {
         "method": request.method,
@@ -148,18 +150,35 @@ def _meta(response: httpx.Response, encoding: str | None = None) -> dict[str, Js
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
-    """Forward model calls upstream and record them into the calling session's log."""
+    """Forward model calls upstream and record them into the calling session's log.
 
-    def __init__(self, upstream: httpx.AsyncBaseTransport, recorder: SessionRecorder) -> None:
+    Stored requests (body, path, query), chunks and meta are redacted as the recorder's
+    `redact_secrets`/`redaction_patterns` say (on by default); either argument given here
+    configures redaction for this transport's calls instead (`redact_secrets` defaults on).
+    """
+
+    def __init__(
+        self,
+        upstream: httpx.AsyncBaseTransport,
+        recorder: SessionRecorder,
+        *,
+        redact_secrets: bool | None = None,
+        redaction_patterns: Sequence[str] | None = None,
+    ) -> None:
         self._upstream = upstream
         self._recorder = recorder
+        self._redaction: SessionRedaction | None = None
+        if redact_secrets is not None or redaction_patterns is not None:
+            self._redaction = session_redaction(
+                True if redact_secrets is None else redact_secrets, redaction_patterns or ()
+            )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Record one call: streamed event by event, otherwise as one body."""
         session, ordinal = _session_of(request)
         await request.aread()
         call = self._recorder.begin_call(
-            model_request(request), session, first_call_ordinal=ordinal
+            model_request(request), session, first_call_ordinal=ordinal, redaction=self._redaction
         )
         try:
             response = await self._upstream.handle_async_request(_without_session_headers(request))

@@ -369,7 +369,7 @@ def _advance(
     if state.policy == BY_REQUEST:
         asked, expected = live.compared_fingerprint, script.binding_fingerprint_at(cursor)
     else:
-        asked, expected = live.request_fingerprint, recorded.request_fingerprint
+        asked, expected = live.request_fingerprint, recorded.matched_fingerprint
     if asked != expected:
         return Failure(
             _failure(

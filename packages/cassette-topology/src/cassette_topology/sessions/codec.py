@@ -47,13 +47,23 @@ _HEADER_KEYS: Final = frozenset(
 )
 _ENTRY_KEYS: Final = {
     REQUEST_KIND: frozenset(
-        {"kind", "call", "requestFingerprint", "request", "previousHash", "hash"}
+        {
+            "kind",
+            "call",
+            "requestFingerprint",
+            "matchFingerprint",
+            "matchBindingFingerprint",
+            "request",
+            "previousHash",
+            "hash",
+        }
     ),
     CHUNK_KIND: frozenset({"kind", "call", "chunk", "previousHash", "hash"}),
     RESPONSE_KIND: frozenset(
-        {"kind", "call", "streamed", "chunks", "meta", "previousHash", "hash"}
+        {"kind", "call", "streamed", "chunks", "meta", "redactions", "previousHash", "hash"}
     ),
 }
+_REDACTION_KEYS: Final = frozenset({"request", "response"})
 _BLANK: Final = " \t\r"
 
 
@@ -85,6 +95,8 @@ class _OpenCall:
     request_fingerprint: str
     chunk_count: int
     newest_chunk: _ChunkLink | None
+    match_fingerprint: str | None = None
+    match_binding_fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,24 +221,66 @@ def _entry_problem(
             return _problem(line, "request is missing")
         if not is_digest(record.get("requestFingerprint")):
             return _problem(line, "requestFingerprint must be a lowercase SHA-256 digest")
-    else:
-        if open_call is None or call != open_call.index:
-            return _problem(line, f"{kind} does not follow the request of call {call}")
-        if kind == CHUNK_KIND and "chunk" not in record:
-            return _problem(line, "chunk is missing")
-        if kind == RESPONSE_KIND:
-            streamed = record.get("streamed")
-            count = record.get("chunks")
-            if not isinstance(streamed, bool):
-                return _problem(line, "streamed must be a boolean")
-            if not _is_count(count, 0) or count != open_call.chunk_count:
-                return _problem(line, "chunks must count the chunk entries of the call")
-            if not streamed and count != 1:
-                return _problem(line, "a non-streamed response has exactly one chunk")
-            if "meta" in record and not isinstance(record["meta"], dict):
-                return _problem(line, "meta must be an object when present")
+        return _match_problem(line, record) or _chain_problem(line, record, state)
+    if open_call is None or call != open_call.index:
+        return _problem(line, f"{kind} does not follow the request of call {call}")
+    if kind == CHUNK_KIND and "chunk" not in record:
+        return _problem(line, "chunk is missing")
+    if kind == RESPONSE_KIND:
+        streamed = record.get("streamed")
+        count = record.get("chunks")
+        if not isinstance(streamed, bool):
+            return _problem(line, "streamed must be a boolean")
+        if not _is_count(count, 0) or count != open_call.chunk_count:
+            return _problem(line, "chunks must count the chunk entries of the call")
+        if not streamed and count != 1:
+            return _problem(line, "a non-streamed response has exactly one chunk")
+        if "meta" in record and not isinstance(record["meta"], dict):
+            return _problem(line, "meta must be an object when present")
+        redaction = _redactions_problem(line, record, open_call)
+        if redaction is not None:
+            return redaction
+    return _chain_problem(line, record, state)
+
+
+def _chain_problem(
+    line: int, record: dict[str, JsonValue], state: _ParseState
+) -> SessionError | None:
+    """An entry whose previousHash is not the previous record's hash."""
     if record.get("previousHash") != state.previous_hash:
         return _problem(line, "hash chain points to the wrong previous record")
+    return None
+
+
+def _match_problem(line: int, record: dict[str, JsonValue]) -> SessionError | None:
+    """The unredacted request's fingerprints: both digests, or neither."""
+    exact, binding = record.get("matchFingerprint"), record.get("matchBindingFingerprint")
+    if exact is None and binding is None:
+        return None
+    if not is_digest(exact) or not is_digest(binding):
+        return _problem(
+            line, "matchFingerprint and matchBindingFingerprint must both be SHA-256 digests"
+        )
+    return None
+
+
+def _redactions_problem(
+    line: int, record: dict[str, JsonValue], open_call: _OpenCall
+) -> SessionError | None:
+    """`redactions` counts request and response matches; a redacted request has match prints."""
+    redactions = record.get("redactions")
+    request_count = 0
+    if redactions is not None:
+        if not isinstance(redactions, dict) or set(redactions) != _REDACTION_KEYS:
+            return _problem(line, "redactions must be an object with request and response")
+        counts = [redactions["request"], redactions["response"]]
+        if not all(_is_count(count, 0) for count in counts) or counts == [0, 0]:
+            return _problem(line, "redactions must hold non-negative safe integers, not both 0")
+        request_count = counts[0] if isinstance(counts[0], int) else 0
+    if (request_count > 0) != (open_call.match_fingerprint is not None):
+        return _problem(
+            line, "a redacted request needs matchFingerprint, and only a redacted one has it"
+        )
     return None
 
 
@@ -239,18 +293,23 @@ def _apply_entry(
     if kind == REQUEST_KIND:
         request = record["request"]
         claimed = str(record["requestFingerprint"])
+        match_exact = record.get("matchFingerprint")
+        match_binding = record.get("matchBindingFingerprint")
+        opened = _OpenCall(
+            len(state.calls) + 1,
+            request,
+            claimed,
+            0,
+            None,
+            match_exact if isinstance(match_exact, str) else None,
+            match_binding if isinstance(match_binding, str) else None,
+        )
         return (
             fingerprint(request)
             .alt(lambda _: _problem(line, "request is not lossless canonical JSON"))
             .bind(
                 lambda actual: (
-                    Success(
-                        replace(
-                            state,
-                            open_call=_OpenCall(len(state.calls) + 1, request, claimed, 0, None),
-                            previous_hash=digest,
-                        )
-                    )
+                    Success(replace(state, open_call=opened, previous_hash=digest))
                     if actual == claimed
                     else Failure(_problem(line, "requestFingerprint does not match the request"))
                 )
@@ -271,10 +330,21 @@ def _apply_entry(
         streamed=bool(record["streamed"]),
         chunks=_chunks_in_order(open_call.newest_chunk),
         meta=record.get("meta"),
+        match_fingerprint=open_call.match_fingerprint,
+        match_binding_fingerprint=open_call.match_binding_fingerprint,
+        request_redactions=_redaction_count(record, "request"),
+        response_redactions=_redaction_count(record, "response"),
     )
     return Success(
         replace(state, calls=(*state.calls, finished), open_call=None, previous_hash=digest)
     )
+
+
+def _redaction_count(record: dict[str, JsonValue], part: str) -> int:
+    """A validated response entry's redaction count for the request or the response."""
+    redactions = record.get("redactions")
+    count = redactions.get(part) if isinstance(redactions, dict) else None
+    return count if isinstance(count, int) else 0
 
 
 def _read_entry(
@@ -407,6 +477,9 @@ def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
             "request": call.request,
         }
     ]
+    if call.match_fingerprint is not None and call.match_binding_fingerprint is not None:
+        records[0]["matchFingerprint"] = call.match_fingerprint
+        records[0]["matchBindingFingerprint"] = call.match_binding_fingerprint
     records.extend({"kind": CHUNK_KIND, "call": call.index, "chunk": c} for c in call.chunks)
     response: dict[str, JsonValue] = {
         "kind": RESPONSE_KIND,
@@ -416,6 +489,11 @@ def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
     }
     if call.meta is not None:
         response["meta"] = call.meta
+    if call.request_redactions or call.response_redactions:
+        response["redactions"] = {
+            "request": call.request_redactions,
+            "response": call.response_redactions,
+        }
     records.append(response)
     return records
 

@@ -35,6 +35,8 @@ SESSION_UNCONSUMED: Final = "SESSION_UNCONSUMED"
 SESSION_REQUEST_INVALID: Final = "SESSION_REQUEST_INVALID"
 #: A replayer was configured with an unknown option (a binding policy name).
 SESSION_CONFIG: Final = "SESSION_CONFIG"
+#: A recorded response was redacted and replaying it was not allowed.
+SESSION_REDACTED: Final = "SESSION_REDACTED"
 #: A recording cannot be completed (a call never finished, a session declared twice).
 SESSION_RECORD: Final = "SESSION_RECORD"
 

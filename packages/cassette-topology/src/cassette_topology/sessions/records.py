@@ -47,6 +47,9 @@ class RecordedCall:
 
     A non-streamed response is exactly one chunk (the whole body); `meta` is an optional
     adapter-owned object (an HTTP status, a content type) that the generic seam ignores.
+    A redacted call keeps what matching needs from the live request before redaction:
+    `match_fingerprint` (exact) and `match_binding_fingerprint` (volatile-id normalized);
+    `request_redactions`/`response_redactions` count the matches redaction replaced.
     """
 
     index: int
@@ -55,6 +58,15 @@ class RecordedCall:
     streamed: bool
     chunks: tuple[JsonValue, ...]
     meta: JsonValue = None
+    match_fingerprint: str | None = None
+    match_binding_fingerprint: str | None = None
+    request_redactions: int = 0
+    response_redactions: int = 0
+
+    @property
+    def matched_fingerprint(self) -> str:
+        """The exact fingerprint live requests are compared with (the unredacted request's)."""
+        return self.match_fingerprint or self.request_fingerprint
 
 
 @dataclass(frozen=True, slots=True)

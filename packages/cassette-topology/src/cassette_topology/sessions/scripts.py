@@ -43,7 +43,12 @@ class SessionScript:
 
 
 def _normalized(call: RecordedCall) -> str:
-    """A recorded call's binding fingerprint (recorded requests are verified lossless)."""
+    """A recorded call's binding fingerprint (recorded requests are verified lossless).
+
+    A redacted request binds by the fingerprint its unredacted original had at record time.
+    """
+    if call.match_binding_fingerprint is not None:
+        return call.match_binding_fingerprint
     return binding_fingerprint(call.request).value_or(call.request_fingerprint)
 
 

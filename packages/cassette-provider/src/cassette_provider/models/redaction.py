@@ -1,0 +1,118 @@
+"""Redaction of what a session log stores: requests, response chunks and response meta.
+
+The same `Redactor` cassettes use (reference patterns, the credential-shape catalogue, custom
+patterns; strings and object keys). Values are copied before redaction, so the caller's
+request and the chunks handed to the client stay untouched. Strings holding a JSON object
+or array (an SSE event's `data`, a tool call's `arguments`) are also redacted as JSON, so
+keys and escaped text inside them are caught; such a string is rewritten canonically only
+when something in it was redacted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from cassette_canonical import JsonValue, canonical_json, parse_json
+from cassette_topology.sessions import SESSION_CONFIG, SessionError
+from returns.result import Failure, Success
+
+from cassette_provider.js_regex import compile_js_pattern
+from cassette_provider.models.errors import raise_error
+from cassette_provider.redact import Redactor, compile_redactor
+from cassette_provider.snapshot import snapshot
+
+#: The member of an HTTP model request holding the URL query, stored without its `?`.
+_QUERY: str = "query"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRedaction:
+    """A compiled redactor for session logs; `enabled=False` stores values as they are."""
+
+    redactor: Redactor
+
+    @property
+    def enabled(self) -> bool:
+        """Whether anything is redacted at all."""
+        return self.redactor.enabled
+
+    def value(self, value: JsonValue) -> tuple[JsonValue, int]:
+        """A redacted copy of a chunk or meta object and the match count."""
+        if not self.enabled:
+            return value, 0
+        copied = snapshot(value)
+        if isinstance(copied, Failure):
+            return value, 0  # not lossless: the encoder refuses the log, nothing is written
+        embedded = self._embedded_json(copied.unwrap())
+        redacted = self.redactor.redact(copied.unwrap()).value_or((value, 0))
+        return cast(JsonValue, redacted[0]), redacted[1] + embedded
+
+    def _embedded_json(self, root: object) -> int:
+        """Redact, in place, strings of `root` holding a JSON object or array; the count.
+
+        JSON nested in such a string (tool-call `arguments` inside SSE `data`) is found by
+        the same walk; strings are rewritten innermost first, so an outer one holds the
+        redacted inner text.
+        """
+        stack: list[tuple[object, int]] = [(root, -1)]
+        found: list[tuple[dict[str, object] | list[object], str | int, JsonValue, int]] = []
+        while stack:
+            node, owner = stack.pop()
+            slots: list[tuple[dict[str, object] | list[object], str | int, object]] = []
+            if isinstance(node, dict):
+                slots = [(node, key, item) for key, item in node.items()]
+            elif isinstance(node, list):
+                slots = [(node, index, item) for index, item in enumerate(node)]
+            for holder, slot, item in slots:
+                if isinstance(item, dict | list):
+                    stack.append((item, owner))
+                elif isinstance(item, str) and item[:1] in ("{", "["):
+                    embedded = parse_json(item).value_or(None)
+                    if isinstance(embedded, dict | list):
+                        found.append((holder, slot, embedded, owner))
+                        stack.append((embedded, len(found) - 1))
+        count = 0
+        changed = [False] * len(found)
+        for index in range(len(found) - 1, -1, -1):
+            holder, slot, parsed, owner = found[index]
+            matches = self.redactor.redact(parsed).value_or((parsed, 0))[1]
+            if not matches and not changed[index]:
+                continue
+            count += matches
+            text = canonical_json(parsed)
+            if isinstance(text, Success):
+                holder[slot] = text.unwrap()  # type: ignore[index]
+                if owner >= 0:
+                    changed[owner] = True
+        return count
+
+    def request(self, request: JsonValue) -> tuple[JsonValue, int]:
+        """A redacted copy of a request; a URL query is redacted as `?query` (`?key=…`)."""
+        stored, count = self.value(request)
+        if not self.enabled or not isinstance(stored, dict):
+            return stored, count
+        query = stored.get(_QUERY)
+        if isinstance(query, str):
+            text, found = self.redactor.redact_text(f"?{query}")
+            stored[_QUERY] = text.removeprefix("?")
+            count += found
+        return stored, count
+
+
+def session_redaction(enabled: bool, patterns: Sequence[str] = ()) -> SessionRedaction:
+    """Compile the session-log redaction, or fail with SESSION_CONFIG naming the problem."""
+    compiled = compile_redactor(enabled, tuple(patterns))
+    if isinstance(compiled, Failure):
+        index = next(
+            (i for i, p in enumerate(patterns) if isinstance(compile_js_pattern(p), Failure)), 0
+        )
+        raise_error(
+            SessionError(
+                SESSION_CONFIG,
+                f"redaction pattern {index + 1} of {len(patterns)} is invalid or outside the "
+                "supported JavaScript subset",
+            )
+        )
+    return SessionRedaction(compiled.unwrap())
