@@ -399,3 +399,41 @@ def test_json_inside_a_string_is_redacted_as_json() -> None:
     text = encode_session_log(recorder.logs()[0]).unwrap()
     assert not any(word in text for word in words)
     assert "/tmp" in text  # the rest of the embedded JSON is kept
+
+
+async def test_transport_redaction_settings_apply_to_its_calls(tmp_path: Path) -> None:
+    """`RecordingTransport(redact_secrets=..., redaction_patterns=...)` configures its calls."""
+    marker = f"TICKET-{_run(8, 'transport').upper()}"
+    secret, runs = _canary("openai-api-key")
+    recorder = SessionRecorder(redact_secrets=False)
+    transport = RecordingTransport(
+        EchoServer(echo=False).transport, recorder, redaction_patterns=(r"TICKET-[A-Z0-9]{8}",)
+    )
+    async with httpx.AsyncClient(transport=transport) as client:
+        await _call(client, _body(f"{marker} {secret}", "", stream=False), "main")
+    write_session_logs_sync(tmp_path / "on", recorder.logs())
+    stored = _log_bytes(tmp_path / "on")
+    assert marker.encode() not in stored
+    assert not any(run.encode() in stored for run in runs)
+
+    plain = SessionRecorder()
+    off = RecordingTransport(EchoServer(echo=False).transport, plain, redact_secrets=False)
+    async with httpx.AsyncClient(transport=off) as client:
+        await _call(client, _body(f"{marker} {secret}", "", stream=False), "main")
+    write_session_logs_sync(tmp_path / "off", plain.logs())
+    assert marker.encode() in _log_bytes(tmp_path / "off")
+
+
+async def test_first_call_policy_matches_redacted_requests(tmp_path: Path) -> None:
+    """The design note's first-call binding also compares the unredacted fingerprint."""
+    secret, _runs = _canary("anthropic-api-key")
+    recorder = SessionRecorder()
+    transport = RecordingTransport(EchoServer(echo=False).transport, recorder)
+    body = _body(f"use {secret}", secret, stream=False)
+    async with httpx.AsyncClient(transport=transport) as client:
+        recorded = [await _call(client, body, "main") for _ in range(2)]
+    write_session_logs_sync(tmp_path, recorder.logs())
+    replayer = await SessionReplayer.from_directory(tmp_path, binding="first-call")
+    async with httpx.AsyncClient(transport=ReplayTransport(replayer)) as client:
+        assert [await _call(client, body, "main") for _ in range(2)] == recorded
+    replayer.assert_consumed()
