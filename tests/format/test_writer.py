@@ -53,10 +53,11 @@ def test_two_processes_race_exactly_one_wins(tmp_path: Path) -> None:  # WRITE-2
         child.join(timeout=60)
         assert child.exitcode == 0
     lock = writer_lock_path(path)
-    assert outcomes == [
-        "lost:" + f'cannot acquire cassette writer lock "{lock}"{LOCK_SUFFIX}',
-        "won",
-    ]
+    lost, won = outcomes
+    assert won == "won"
+    # WRITE-2's message, then the holder it names (issue 12)
+    assert lost.startswith("lost:" + f'cannot acquire cassette writer lock "{lock}"{LOCK_SUFFIX}')
+    assert "; held by pid " in lost
     assert not os.path.exists(lock)
     assert verify_file(path)["interactions"] == 1
 
