@@ -30,6 +30,14 @@ def _verify(command: VerifyCommand, output: Output) -> int:
         from cassette_cli.verify_many import run_verify_many
 
         return run_verify_many(command, output)
+    from cassette_cli.session_detect import is_session_log
+
+    if is_session_log(command.paths[0]):
+        from cassette_cli.session_commands import run_session_file
+
+        return run_session_file(
+            command.paths[0], as_json=command.json, show_calls=False, output=output
+        )
     from cassette_cli.commands import run_verify_file
 
     return run_verify_file(command.paths[0], as_json=command.json, output=output, jobs=command.jobs)

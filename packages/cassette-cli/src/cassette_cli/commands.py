@@ -50,7 +50,24 @@ def run_verify_file(path: str, *, as_json: bool, output: Output, jobs: int | Non
 
 
 def run_inspect(command: InspectCommand, output: Output) -> int:
-    """`inspect <file>`: summary lines, optional calls and tree, or the JSON document (CLI-6)."""
+    """`inspect <file>`: summary lines, optional calls and tree, or the JSON document (CLI-6).
+
+    A session log, or a directory holding session logs, gets its metadata-only report instead.
+    """
+    from cassette_cli.session_detect import directory_holds_session_logs, is_session_log
+
+    if os.path.isdir(command.path) and directory_holds_session_logs(command.path):
+        from cassette_cli.session_commands import run_session_directory
+
+        return run_session_directory(
+            command.path, as_json=command.json, show_calls=command.show_calls, output=output
+        )
+    if is_session_log(command.path):
+        from cassette_cli.session_commands import run_session_file
+
+        return run_session_file(
+            command.path, as_json=command.json, show_calls=command.show_calls, output=output
+        )
     from cassette_format import load_cassette, summarize
 
     from cassette_cli.inspection import call_documents, tree_calls

@@ -55,7 +55,14 @@ def check_file(path: str, jobs: int | None = None) -> FileVerdict:
     """
     from cassette_format import verify_file
 
+    from cassette_cli.session_detect import is_session_log
+
     absolute = os.path.abspath(path)
+    if is_session_log(path):  # judged by its own header; session support loads only now
+        from cassette_cli.session_commands import session_verdict
+
+        found, problem = session_verdict(path)
+        return FileVerdict(path, absolute, found, problem)
     try:
         summary: dict[str, object] = dict(verify_file(path, jobs=jobs))
     except Exception as error:  # a worker reports, it never crashes the run
@@ -132,6 +139,14 @@ def _interactions(verdict: FileVerdict) -> str:
 
 
 def _line(verdict: FileVerdict, palette: Palette) -> str:
+    summary = verdict.summary or {}
+    if verdict.ok and summary.get("kind") == "session-log":
+        session_id = summary.get("sessionId", "")
+        shown_session = display(session_id) if isinstance(session_id, str) else ""
+        return (
+            f"{palette.paint('OK  ', 'good')}  {display(verdict.path)}  "
+            f"session log, {count_text(summary, 'calls')} call(s)  ({shown_session})"
+        )
     if verdict.ok:
         cassette_id = (verdict.summary or {}).get("cassetteId", "")
         shown_id = display(cassette_id) if isinstance(cassette_id, str) else ""
@@ -163,9 +178,67 @@ def _document(
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _SessionDirectory:
+    """A directory argument's harvest: its metadata document, or the failure message."""
+
+    argument: str
+    document: dict[str, object] | None
+    error: str | None
+
+
+def _session_directories(arguments: Sequence[str]) -> list[_SessionDirectory]:
+    """Harvest every directory argument that holds session logs (none: nothing is loaded)."""
+    from cassette_cli.session_detect import directory_holds_session_logs
+
+    harvested: list[_SessionDirectory] = []
+    for argument in arguments:
+        if not (os.path.isdir(argument) and directory_holds_session_logs(argument)):
+            continue
+        from cassette_cli.session_commands import session_directory_verdict
+
+        document, problem = session_directory_verdict(argument)
+        harvested.append(_SessionDirectory(argument, document, problem))
+    return harvested
+
+
+def _session_directory_line(directory: _SessionDirectory, palette: Palette) -> str:
+    if directory.document is None:
+        return (
+            f"{palette.paint('FAIL', 'bad')}  {display(directory.argument)}  "
+            f"{display(directory.error or '')}"
+        )
+    order = directory.document.get("harvestOrder")
+    ids = [display(item) for item in order] if isinstance(order, list) else []
+    return (
+        f"{palette.paint('OK  ', 'good')}  {display(directory.argument)}  "
+        f"{len(ids)} session log(s), harvest order: {', '.join(ids)}"
+    )
+
+
+def _session_directory_documents(harvested: Sequence[_SessionDirectory]) -> list[object]:
+    return [
+        {"directory": os.path.abspath(item.argument), "ok": True, **item.document}
+        if item.document is not None
+        else {"directory": os.path.abspath(item.argument), "ok": False, "error": item.error}
+        for item in harvested
+    ]
+
+
 def run_verify_many(command: VerifyCommand, output: Output) -> int:
-    """Verify every cassette the arguments name; exit 1 if any fails or an argument names none."""
+    """Verify every cassette the arguments name; exit 1 if any fails or an argument names none.
+
+    Directory arguments holding session logs are also harvested and reported; their lines and
+    JSON member appear only then, so cassette-only output stays the reference's.
+    """
+    sessions = _session_directories(command.paths)
+    session_arguments = {item.argument for item in sessions}
     expansion = expand_paths(command.paths)
+    expansion = type(expansion)(
+        expansion.files,
+        tuple(entry for entry in expansion.empty if entry[0] not in session_arguments),
+    )
+    sessions_failed = sum(1 for item in sessions if item.document is None)
     paths = expansion.files
     jobs = command.jobs if command.jobs is not None else (os.cpu_count() or 1)
     show_progress = not command.json and is_terminal(output.stderr) and len(paths) > 1
@@ -181,8 +254,10 @@ def run_verify_many(command: VerifyCommand, output: Output) -> int:
             output.err(note)
     if command.json:
         document = _document(verdicts, expansion.empty)
+        if sessions:
+            document["sessionDirectories"] = _session_directory_documents(sessions)
         output.out(json_document(document))
-        return 0 if document["failed"] == 0 else 1
+        return 0 if document["failed"] == 0 and sessions_failed == 0 else 1
     palette = palette_for(command.color, output.stdout)
     for verdict in verdicts:
         output.out(_line(verdict, palette))
@@ -190,6 +265,15 @@ def run_verify_many(command: VerifyCommand, output: Output) -> int:
         output.out(f"{palette.paint('FAIL', 'bad')}  {display(argument)}  {reason}")
     failed = sum(1 for verdict in verdicts if not verdict.ok) + len(expansion.empty)
     total = len(verdicts) + len(expansion.empty)
-    summary = f"{total} cassette(s): {total - failed} verified, {failed} failed"
-    output.out(palette.paint(summary, "bad" if failed else "good"))
-    return 1 if failed else 0
+    for directory in sessions:
+        output.out(_session_directory_line(directory, palette))
+    if total or not sessions:
+        summary = f"{total} cassette(s): {total - failed} verified, {failed} failed"
+        output.out(palette.paint(summary, "bad" if failed else "good"))
+    if sessions:
+        verified = len(sessions) - sessions_failed
+        line = (
+            f"{len(sessions)} session directory(ies): {verified} verified, {sessions_failed} failed"
+        )
+        output.out(palette.paint(line, "bad" if sessions_failed else "good"))
+    return 1 if failed or sessions_failed else 0
