@@ -173,3 +173,30 @@ async def converse(
         for role in conversation.questions:
             group.create_task(role_task(role))
     return answers
+
+
+#: The scenario the concurrency tests share: a parent and two children, recorded in one
+#: order and replayed with the children flipped.
+RECORDED_ORDER: tuple[Turn, ...] = (
+    ("parent", 1),
+    ("child-alpha", 1),
+    ("child-beta", 1),
+    ("child-alpha", 2),
+    ("child-beta", 2),
+    ("parent", 2),
+)
+FLIPPED_ORDER: tuple[Turn, ...] = (
+    ("parent", 1),
+    ("child-beta", 1),
+    ("child-alpha", 1),
+    ("child-beta", 2),
+    ("child-alpha", 2),
+    ("parent", 2),
+)
+DISTINCT = Conversation(
+    {
+        "parent": ("parent: plan the review", "parent: summarize"),
+        "child-alpha": ("child-alpha: read the code", "child-alpha: report"),
+        "child-beta": ("child-beta: run the tests", "child-beta: report"),
+    }
+)

@@ -24,6 +24,9 @@ from cassette_provider.models.transport import RecordingTransport, ReplayTranspo
 from cassette_topology.sessions import SESSION_AMBIGUOUS, SESSION_REQUEST_CHANGED
 from llmreplay.openai_local import (
     CANARY,
+    DISTINCT,
+    FLIPPED_ORDER,
+    RECORDED_ORDER,
     Conversation,
     GlobalCursorTransport,
     LocalOpenAI,
@@ -33,29 +36,6 @@ from llmreplay.openai_local import (
     sdk_client,
 )
 
-RECORDED_ORDER: tuple[Turn, ...] = (
-    ("parent", 1),
-    ("child-alpha", 1),
-    ("child-beta", 1),
-    ("child-alpha", 2),
-    ("child-beta", 2),
-    ("parent", 2),
-)
-FLIPPED_ORDER: tuple[Turn, ...] = (
-    ("parent", 1),
-    ("child-beta", 1),
-    ("child-alpha", 1),
-    ("child-beta", 2),
-    ("child-alpha", 2),
-    ("parent", 2),
-)
-DISTINCT = Conversation(
-    {
-        "parent": ("parent: plan the review", "parent: summarize"),
-        "child-alpha": ("child-alpha: read the code", "child-alpha: report"),
-        "child-beta": ("child-beta: run the tests", "child-beta: report"),
-    }
-)
 #: Both children open with the same question and then diverge.
 SAME_OPENING = Conversation(
     {

@@ -18,7 +18,9 @@ import pytest
 from cassette_provider.models import SessionRecorder, SessionReplayer, session_scope
 from cassette_provider.models.transport import RecordingTransport, ReplayTransport
 from llmreplay.openai_local import (
-    Conversation,
+    DISTINCT,
+    FLIPPED_ORDER,
+    RECORDED_ORDER,
     GlobalCursorTransport,
     LocalOpenAI,
     Turn,
@@ -29,30 +31,6 @@ pydantic_ai = pytest.importorskip("pydantic_ai")  # the pydantic-ai extra
 from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
 from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
 
-RECORDED: tuple[Turn, ...] = (
-    ("parent", 1),
-    ("child-alpha", 1),
-    ("child-beta", 1),
-    ("child-alpha", 2),
-    ("child-beta", 2),
-    ("parent", 2),
-)
-FLIPPED: tuple[Turn, ...] = (
-    ("parent", 1),
-    ("child-beta", 1),
-    ("child-alpha", 1),
-    ("child-beta", 2),
-    ("child-alpha", 2),
-    ("parent", 2),
-)
-TALK = Conversation(
-    {
-        "parent": ("parent: plan the review", "parent: summarize"),
-        "child-alpha": ("child-alpha: read the code", "child-alpha: report"),
-        "child-beta": ("child-beta: run the tests", "child-beta: report"),
-    }
-)
-
 
 async def _run(
     transport: httpx.AsyncBaseTransport, order: Sequence[Turn], run: str, *, stream: bool
@@ -61,7 +39,7 @@ async def _run(
     client = sdk_client(transport)
     model = OpenAIChatModel("local", provider=OpenAIProvider(openai_client=client))
     gates = [asyncio.Event() for _ in range(len(order) + 1)]
-    answers: dict[str, list[str]] = {role: [] for role in TALK.questions}
+    answers: dict[str, list[str]] = {role: [] for role in DISTINCT.questions}
 
     async def role_task(role: str) -> None:
         agent = pydantic_ai.Agent(model, name=role)
@@ -70,7 +48,7 @@ async def _run(
                 if who != role:
                     continue
                 await gates[position].wait()
-                question = TALK.questions[role][turn - 1]
+                question = DISTINCT.questions[role][turn - 1]
                 if stream:
                     async with agent.run_stream(question) as streamed:
                         answers[role].append(await streamed.get_output())
@@ -80,7 +58,7 @@ async def _run(
 
     gates[0].set()
     async with client, asyncio.TaskGroup() as group:
-        for role in TALK.questions:
+        for role in DISTINCT.questions:
             group.create_task(role_task(role))
     return answers
 
@@ -92,20 +70,20 @@ async def test_pydantic_ai_children_replay_flipped_without_ordinals(
     server = LocalOpenAI()
     recorder = SessionRecorder()
     recorded = await _run(
-        RecordingTransport(server.transport, recorder), RECORDED, "rec", stream=stream
+        RecordingTransport(server.transport, recorder), RECORDED_ORDER, "rec", stream=stream
     )
     assert recorded["child-beta"] == ["echo child-beta: run the tests", "echo child-beta: report"]
     await recorder.write(tmp_path)
     calls = len(server.exchanges)
 
     replayer = await SessionReplayer.from_directory(tmp_path)
-    replayed = await _run(ReplayTransport(replayer), FLIPPED, "live", stream=stream)
+    replayed = await _run(ReplayTransport(replayer), FLIPPED_ORDER, "live", stream=stream)
     assert replayed == recorded
     replayer.assert_consumed()
     assert len(server.exchanges) == calls  # replay never reached the server
 
     # The contrast: one global cursor hands each child its sibling's answer.
     cursor = GlobalCursorTransport(server.exchanges)
-    crossed = await _run(cursor, FLIPPED, "cursor", stream=stream)
+    crossed = await _run(cursor, FLIPPED_ORDER, "cursor", stream=stream)
     assert crossed["child-beta"] == recorded["child-alpha"]
     assert crossed != recorded
