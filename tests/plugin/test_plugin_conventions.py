@@ -274,3 +274,26 @@ async def test_labelled(cassette_registry):
     assert escaped in report
     for text in (output, report):
         assert not any(ch in text for ch in "\x1b\x07\x9b\x00\u202e\u2028")
+
+
+def test_a_bad_cassette_at_setup_is_reported_escaped_without_a_traceback(
+    suite: pytest.Pytester,
+) -> None:
+    """A cassette error during setup gets the same escaped report as one at the end."""
+    name = "bad\x1b[31m.cassette.jsonl"
+    (suite.path / name).write_bytes(b'{"kind":"not a header"}\n')
+    write(
+        suite,
+        f"""
+@pytest.mark.subagent_cassette({name!r})
+async def test_labelled(cassette_registry):
+    await ask(cassette_registry)
+""",
+    )
+    result = suite.runpytest("--subagent-cassette-mode=none")
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str()
+    assert "\x1b" not in output
+    assert "bad\\u{001b}[31m.cassette.jsonl (replay)" in output
+    assert "Traceback" not in output
+    assert "_install(" not in output

@@ -449,9 +449,15 @@ def subagent_cassette(
     target = rewrite_target(plan.path) if plan.rewrite else plan.path
     try:
         handle = _install(plan, cassette_registry, target)
-    except BaseException:
+    except BaseException as error:
         if owns_loop:
             loop.close()
+        from cassette_format.errors import CassetteError
+
+        if isinstance(error, CassetteError):  # a bad cassette: escaped text, no traceback
+            from cassette_provider.plugin_reports import failure_message
+
+            pytest.fail(failure_message(str(plan.path), plan.action, error), pytrace=False)
         raise
     session = _CassetteSession(plan, handle, loop, owns_loop, target)
     if plan.action == "replay" and plan.options.get("block_network") is True:
