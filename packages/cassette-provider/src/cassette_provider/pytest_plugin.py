@@ -431,6 +431,16 @@ def _subagent_cassette_marker(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture
+def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """This test's model session logs (`<test name>.sessions/`), replayed or recorded by mode."""
+    from cassette_provider.model_fixture import model_sessions_for, sessions_directory
+
+    path = default_cassette_path(Path(str(request.node.path)), request.node.nodeid)
+    directory = sessions_directory(path, SUFFIX)
+    yield from model_sessions_for(request, _configured_mode(request.config), directory)
+
+
+@pytest.fixture
 def subagent_cassette(
     request: pytest.FixtureRequest, cassette_registry: ProviderRegistry
 ) -> Iterator[EpisodeHandle]:

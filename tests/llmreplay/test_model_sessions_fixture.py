@@ -1,0 +1,86 @@
+"""The `model_sessions` pytest fixture: record, replay offline, mismatch, rewrite (issue 13)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_INNER = """
+import asyncio, json, os
+import httpx
+
+CALLS = []
+ANSWER = os.environ.get("MODEL_ANSWER", "hello")
+PROMPT = os.environ.get("MODEL_PROMPT", "hi")
+FAIL = os.environ.get("MODEL_FAIL") == "1"
+
+def _upstream(request):
+    CALLS.append(1)
+    return httpx.Response(200, json={"answer": ANSWER})
+
+def test_model(model_sessions):
+    transport = model_sessions.transport(httpx.MockTransport(_upstream))
+    async def run():
+        async with httpx.AsyncClient(transport=transport, base_url="http://model") as client:
+            response = await client.post("/v1/chat", json={"prompt": PROMPT})
+            return response.json()["answer"]
+    answer = asyncio.run(run())
+    print("\\nACTION", model_sessions.action, "ANSWER", answer, "LIVE", len(CALLS))
+    assert not FAIL
+"""
+
+_LOGS = Path("cassettes") / "test_inner" / "test_model.sessions"
+
+
+def _run(pytester: pytest.Pytester, mode: str, **env: str) -> pytest.RunResult:
+    for key in ("MODEL_ANSWER", "MODEL_PROMPT", "MODEL_FAIL"):
+        pytester._monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        pytester._monkeypatch.setenv(key, value)
+    return pytester.runpytest_subprocess(
+        "-s", "-p", "no:cacheprovider", "-p", "no:xdist", f"--subagent-cassette-mode={mode}"
+    )
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    directory = root / _LOGS
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_record_then_replay_offline(pytester: pytest.Pytester) -> None:
+    """once records into `<module>/<test>.sessions/`, then replays without calling upstream."""
+    pytester.makepyfile(test_inner=_INNER)
+    recorded = _run(pytester, "once")
+    recorded.assert_outcomes(passed=1)
+    assert any("ACTION record ANSWER hello LIVE 1" in line for line in recorded.outlines)
+    assert _snapshot(pytester.path)
+    replayed = _run(pytester, "none", MODEL_ANSWER="live-answer-not-wanted")
+    replayed.assert_outcomes(passed=1)
+    assert any("ACTION replay ANSWER hello LIVE 0" in line for line in replayed.outlines)
+
+
+def test_replay_mismatch_fails_without_bodies(pytester: pytest.Pytester) -> None:
+    """A request the logs do not hold fails the test; neither prompt appears in the output."""
+    pytester.makepyfile(test_inner=_INNER)
+    _run(pytester, "once", MODEL_PROMPT="secret-recorded-prompt").assert_outcomes(passed=1)
+    result = _run(pytester, "none", MODEL_PROMPT="secret-live-prompt")
+    assert result.ret != 0
+    text = result.stdout.str() + result.stderr.str()
+    assert "model replay failed" in text
+    assert "differs from the recording" in text
+    assert "secret-recorded-prompt" not in text
+    assert "secret-live-prompt" not in text
+
+
+def test_rewrite_of_a_failing_test_keeps_old_logs(pytester: pytest.Pytester) -> None:
+    """rewrite replaces the logs only when the test passes; a failing run leaves them intact."""
+    pytester.makepyfile(test_inner=_INNER)
+    _run(pytester, "once").assert_outcomes(passed=1)
+    before = _snapshot(pytester.path)
+    _run(pytester, "rewrite", MODEL_ANSWER="new", MODEL_FAIL="1").assert_outcomes(failed=1)
+    assert _snapshot(pytester.path) == before
+    _run(pytester, "rewrite", MODEL_ANSWER="new").assert_outcomes(passed=1)
+    assert _snapshot(pytester.path) != before
+    replayed = _run(pytester, "none")
+    assert any("ANSWER new LIVE 0" in line for line in replayed.outlines)
