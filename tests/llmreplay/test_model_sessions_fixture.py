@@ -84,3 +84,65 @@ def test_rewrite_of_a_failing_test_keeps_old_logs(pytester: pytest.Pytester) -> 
     assert _snapshot(pytester.path) != before
     replayed = _run(pytester, "none")
     assert any("ANSWER new LIVE 0" in line for line in replayed.outlines)
+
+
+_REGISTRY = """
+import pytest
+from cassette_provider import FunctionProvider, ProviderRegistry
+
+async def run_child(request, child):
+    output = [{"type": "text", "text": "child " + request.label}]
+    return {"output": output, "stopReason": "completed"}
+
+@pytest.fixture
+def cassette_registry():
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run_child))
+    return registry
+"""
+
+_BOTH = """
+import asyncio
+import httpx
+from cassette_provider import SimpleAgent, StartRequest
+
+def _upstream(request):
+    return httpx.Response(200, json={"answer": "hello"})
+
+async def _child(registry):
+    prompt = [{"type": "text", "text": "do it"}]
+    request = StartRequest(prompt=prompt, parent=SimpleAgent(options={"agent": "p"}), label="c")
+    run = await registry.start("cassette", request)
+    try:
+        return (await run.result)["output"][0]["text"]
+    finally:
+        await run.dispose()
+
+def test_model(model_sessions, subagent_cassette, cassette_registry):
+    transport = model_sessions.transport(httpx.MockTransport(_upstream))
+    async def run():
+        async with httpx.AsyncClient(transport=transport, base_url="http://model") as client:
+            answer = (await client.post("/v1/chat", json={"prompt": "hi"})).json()["answer"]
+        return answer, await _child(cassette_registry)
+    print("\\nBOTH", model_sessions.action, *asyncio.run(run()))
+"""
+
+
+def test_composes_with_the_subagent_cassette(pytester: pytest.Pytester) -> None:
+    """One test may use both fixtures: each keeps its own file beside the other."""
+    pytester.makeconftest(_REGISTRY)
+    pytester.makepyfile(test_inner=_BOTH)
+    _run(pytester, "once").assert_outcomes(passed=1)
+    replayed = _run(pytester, "none")
+    replayed.assert_outcomes(passed=1)
+    assert any("BOTH replay hello child c" in line for line in replayed.outlines)
+    assert (pytester.path / _LOGS).is_dir()
+
+
+def test_missing_httpx_names_the_extra(pytester: pytest.Pytester) -> None:
+    """Without httpx the fixture fails with the ImportError naming the `httpx` extra."""
+    pytester.makeconftest("import sys\nsys.modules['httpx'] = None\n")
+    pytester.makepyfile(test_inner="def test_model(model_sessions):\n    pass\n")
+    result = _run(pytester, "once")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*MissingExtraError*cassette-provider[[]httpx[]]*"])

@@ -134,6 +134,8 @@ def model_sessions_for(
     recorder = SessionRecorder()
     yield ModelSessions(action, directory, recorder=recorder)
     passed = request.node.stash.get(_PASSED, False)
+    if not recorder.logs():
+        return  # no model call was made (or the test never ran): nothing to write or replace
     if mode == "rewrite":
         if not passed:
             return  # never replace or delete the old logs after a failing or partial run
