@@ -1,7 +1,8 @@
-"""Telling a model-call session log from a cassette by its header line, with the stdlib only.
+"""Telling a model-call session log from a cassette by its header line, cheaply.
 
-`verify` keeps its import budget for cassettes: this peek reads at most one line prefix and
-imports nothing, so session-log support is loaded only when a session log is seen.
+`verify` keeps its import budget for cassettes: this peek reads at most one line prefix of a
+regular file (the format's non-blocking open, so a FIFO never hangs it) and imports nothing
+else, so session-log support is loaded only when a session log is seen.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ _NAME_SUFFIX: Final = ".jsonl"
 
 def is_session_log(path: str) -> bool:
     """True when the file's first non-blank line is a session-log header (canonical JSON)."""
+    from cassette_format import open_regular  # never blocks on a FIFO or reads a device
+
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path) as stream:
             head = stream.read(_PEEK)
     except OSError:
         return False

@@ -12,6 +12,9 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cassette_format._open import (
+        open_regular,
+    )
     from cassette_format.cassette import (
         CassetteFile,
     )
@@ -118,6 +121,7 @@ _MODULES = {
     "iso_timestamp": "cassette_format.header",
     "validate_header": "cassette_format.header",
     "writer_lock_path": "cassette_format.lock",
+    "open_regular": "cassette_format._open",
     "CassetteWriter": "cassette_format.writer",
     "WriteMode": "cassette_format.writer",
 }
@@ -172,6 +176,7 @@ __all__ = [
     "interaction_line",
     "iso_timestamp",
     "load_cassette",
+    "open_regular",
     "parse_cassette",
     "read_cassette",
     "seal_interaction",
