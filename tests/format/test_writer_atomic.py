@@ -13,10 +13,8 @@ import errno
 import multiprocessing
 import os
 import re
-import shutil
 import signal
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +30,7 @@ from cassette_format import (
 )
 from cassette_format.partial import partial_recording, partial_siblings
 from returns.result import Success
+from support.tmpfs import small_tmpfs
 
 from format import writer_atomic_children
 from format.builders import make_body, make_header
@@ -345,26 +344,6 @@ def test_file_size_limit_during_create_leaves_a_verifying_partial(tmp_path: Path
     assert verify_file(_only_partial(path))["interactions"] == written
 
 
-@contextlib.contextmanager
-def _small_tmpfs(directory: Path, size: str) -> Iterator[Path]:
-    """Mount a tmpfs of `size` at `directory`, or skip where mounting is not allowed."""
-    directory.mkdir()
-    mount = shutil.which("mount")
-    if mount is None or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root and mount(8)")
-    tried = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
-        capture_output=True,
-        check=False,
-    )
-    if tried.returncode != 0:
-        pytest.skip("this environment cannot mount a tmpfs")
-    try:
-        yield directory
-    finally:
-        subprocess.run(["umount", "-l", str(directory)], check=False)
-
-
 async def _fill(writer: CassetteWriter) -> tuple[int, CassetteFormatError]:
     """Append until the writer refuses; how many landed and the refusal."""
     first = writer.next_sequence
@@ -380,7 +359,7 @@ async def _fill(writer: CassetteWriter) -> tuple[int, CassetteFormatError]:
 async def test_a_full_tmpfs_mid_append_keeps_every_complete_record(
     tmp_path: Path, mode: WriteMode
 ) -> None:
-    with _small_tmpfs(tmp_path / "disk", "64k") as disk:
+    with small_tmpfs(tmp_path / "disk", "64k") as disk:
         path = disk / "c.cassette.jsonl"
         before = await _committed(path, 2) if mode != "create" else None
         writer = await CassetteWriter.open(path, make_header(), mode)

@@ -9,12 +9,7 @@ replays with default settings, and `dispose()` returns.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +26,7 @@ from cassette_provider import (
 )
 from provider import recording_children
 from provider.support_provider import answer, prompt
+from support.tmpfs import small_tmpfs
 
 ROOT = SimpleAgent(session_id="root")
 
@@ -149,28 +145,8 @@ def test_a_file_size_limit_mid_recording_leaves_a_file_that_replays(tmp_path: Pa
     assert replayed == [answer(label) for label in persisted]
 
 
-@contextlib.contextmanager
-def _small_tmpfs(directory: Path, size: str) -> Iterator[Path]:
-    """Mount a tmpfs of `size` at `directory`, or skip where mounting is not allowed."""
-    directory.mkdir()
-    mount = shutil.which("mount")
-    if mount is None or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root and mount(8)")
-    tried = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
-        capture_output=True,
-        check=False,
-    )
-    if tried.returncode != 0:
-        pytest.skip("this environment cannot mount a tmpfs")
-    try:
-        yield directory
-    finally:
-        subprocess.run(["umount", "-l", str(directory)], check=False)
-
-
 async def test_a_full_tmpfs_mid_recording_leaves_a_file_that_replays(tmp_path: Path) -> None:
-    with _small_tmpfs(tmp_path / "disk", "64k") as disk:
+    with small_tmpfs(tmp_path / "disk", "64k") as disk:
         path = disk / "c.cassette.jsonl"
         persisted, failure, disposed = await recording_children.record_until_refused(str(path))
         assert len(persisted) >= 1
