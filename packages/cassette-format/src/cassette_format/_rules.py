@@ -137,26 +137,29 @@ def _safe_integer_at_least(value: object, low: int) -> int | None:
     return None
 
 
+def _safe_integer(
+    value: object, least: int, kind: str, base: str, suffix: str
+) -> Result[int, CassetteFormatError]:
+    """An integral value in [least, 2^53 - 1], else `<path> must be a <kind> safe integer`."""
+    number = _safe_integer_at_least(value, least)
+    if number is not None:
+        return Success(number)
+    message = f"{base}{suffix} must be a {kind} safe integer"
+    return Failure(CassetteFormatError(message, path=base + suffix))
+
+
 def positive_integer(
     value: object, base: str, suffix: str = ""
 ) -> Result[int, CassetteFormatError]:
     """T-pos: integral, 1 <= v <= 2^53 - 1."""
-    number = _safe_integer_at_least(value, 1)
-    if number is not None:
-        return Success(number)
-    message = f"{base}{suffix} must be a positive safe integer"
-    return Failure(CassetteFormatError(message, path=base + suffix))
+    return _safe_integer(value, 1, "positive", base, suffix)
 
 
 def non_negative_integer(
     value: object, base: str, suffix: str = ""
 ) -> Result[int, CassetteFormatError]:
     """T-nni: integral, 0 <= v <= 2^53 - 1."""
-    number = _safe_integer_at_least(value, 0)
-    if number is not None:
-        return Success(number)
-    message = f"{base}{suffix} must be a non-negative safe integer"
-    return Failure(CassetteFormatError(message, path=base + suffix))
+    return _safe_integer(value, 0, "non-negative", base, suffix)
 
 
 def optional_string(value: JsonObject, key: str, path: str) -> Checked:
