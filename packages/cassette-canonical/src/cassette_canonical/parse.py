@@ -11,7 +11,8 @@ import json
 import math
 import re
 import sys
-from _json import scanstring
+from collections.abc import Callable
+from json import decoder
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -28,6 +29,9 @@ from cassette_canonical.errors import (
 from cassette_canonical.json_path import json_path
 from cassette_canonical.json_value import JsonValue
 from cassette_canonical.strings import has_surrogate, join_surrogate_pairs
+
+#: json.decoder's string scanner (C when present): public, unlike `_json`; typeshed omits it.
+scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = vars(decoder)["scanstring"]
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")

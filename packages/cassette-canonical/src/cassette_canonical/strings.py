@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from _json import encode_basestring
+from json.encoder import encode_basestring  # the C encoder when present; public, unlike `_json`
 from typing import Final
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
