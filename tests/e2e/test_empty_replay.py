@@ -13,7 +13,7 @@ import pytest
 from cassette_cli import main
 from cassette_format.errors import CassetteError
 from cassette_provider import ProviderRegistry, ReplayConfig, install_cassette
-from cassette_provider.replay import CASSETTE_EMPTY
+from cassette_provider.replay.replayer import CASSETTE_EMPTY
 from support.paths import INTEROP
 
 EMPTY = INTEROP / "cassettes" / "valid-empty.cassette.jsonl"

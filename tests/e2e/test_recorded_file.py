@@ -17,7 +17,7 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from cassette_provider.contract import Capabilities, SubagentRun
+from cassette_provider.contract.protocol import Capabilities, SubagentRun
 from provider.support_provider import answer, prompt
 
 

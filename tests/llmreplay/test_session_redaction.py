@@ -28,7 +28,7 @@ from cassette_provider.models import (
     load_session_log,
     write_session_logs_sync,
 )
-from cassette_provider.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
+from cassette_provider.record.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
 from cassette_topology.sessions import (
     SESSION_CONFIG,
     SESSION_LOG_FORMAT,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-_PLUGIN_ONLY = {"cassette_provider", "cassette_provider.pytest_plugin"}
+_PLUGIN_ONLY = {"cassette_provider", "cassette_provider.pytest", "cassette_provider.pytest.plugin"}
 
 _PROBE = """
 import sys
@@ -36,5 +36,5 @@ def test_plugin_import_loads_no_cassette_stack(pytester: pytest.Pytester) -> Non
     result.assert_outcomes(passed=2)
     assert _names(result.outlines, "LOADED") == _PLUGIN_ONLY
     after = _names(result.outlines, "AFTER")
-    assert "cassette_provider.registry" in after  # the probe does see what a fixture loads
+    assert "cassette_provider.contract.registry" in after  # the probe does see what a fixture loads
     assert after > _PLUGIN_ONLY

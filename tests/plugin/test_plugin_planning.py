@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_provider.pytest_plugin import (
+from cassette_provider.pytest.plugin import (
     CassettePlan,
     default_cassette_path,
     diagnostic_text,

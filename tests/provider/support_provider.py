@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from cassette_provider.clock import Clock
+from cassette_provider.contract.clock import Clock
 
 
 def prompt(text: str) -> list[dict[str, object]]:

@@ -31,7 +31,7 @@ from cassette_provider import (
     aborted_result,
     install_cassette,
 )
-from cassette_provider.recorder import RecordingProvider
+from cassette_provider.record.recorder import RecordingProvider
 from provider.support_provider import answer, prompt
 
 _GUARD = 10.0

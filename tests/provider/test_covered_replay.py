@@ -24,7 +24,7 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from cassette_provider.replay import CASSETTE_EMPTY, CoveredCall, ReplayTally
+from cassette_provider.replay.replayer import CASSETTE_EMPTY, CoveredCall, ReplayTally
 from provider.support_provider import answer, prompt
 
 GUARD_S = 30.0

@@ -16,7 +16,7 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from cassette_provider.timing import MAX_REPLAY_DELAY_MS
+from cassette_provider.replay.timing import MAX_REPLAY_DELAY_MS
 from provider.support_provider import FakeClock, answer, prompt
 
 

@@ -21,8 +21,8 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from cassette_provider.agent import ParentAgent
-from cassette_provider.episodes import install_episodes, is_miss
+from cassette_provider.contract.agent import ParentAgent
+from cassette_provider.replay.episodes import install_episodes, is_miss
 
 
 class Upstream:

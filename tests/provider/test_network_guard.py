@@ -6,7 +6,11 @@ import socket
 import threading
 
 import pytest
-from cassette_provider.network_guard import NetworkBlockedError, NetworkGuard, is_loopback_address
+from cassette_provider.pytest.network_guard import (
+    NetworkBlockedError,
+    NetworkGuard,
+    is_loopback_address,
+)
 
 
 def test_loopback_and_unix_addresses_are_allowed_others_are_not() -> None:

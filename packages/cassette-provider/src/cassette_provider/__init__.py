@@ -19,17 +19,25 @@ if TYPE_CHECKING:
         CassetteMismatchError,
     )
 
-    from cassette_provider.abort import (
+    from cassette_provider.contract.abort import (
         AbortController,
         AbortError,
         AbortSignal,
     )
-    from cassette_provider.agent import (
+    from cassette_provider.contract.agent import (
         SUBAGENT_ORIGIN,
         ParentAgent,
         SimpleAgent,
     )
-    from cassette_provider.contract import (
+    from cassette_provider.contract.errors import (
+        CassetteRecordedError,
+    )
+    from cassette_provider.contract.function_provider import (
+        FunctionProvider,
+        FunctionRun,
+        aborted_result,
+    )
+    from cassette_provider.contract.protocol import (
         ALL_CAPABILITIES,
         Capabilities,
         StartRequest,
@@ -37,13 +45,9 @@ if TYPE_CHECKING:
         SubagentResult,
         SubagentRun,
     )
-    from cassette_provider.errors import (
-        CassetteRecordedError,
-    )
-    from cassette_provider.function_provider import (
-        FunctionProvider,
-        FunctionRun,
-        aborted_result,
+    from cassette_provider.contract.registry import (
+        ProviderRegistry,
+        ProviderRegistryError,
     )
     from cassette_provider.install import (
         CassetteHandle,
@@ -62,32 +66,28 @@ if TYPE_CHECKING:
         session_scope,
         write_session_logs,
     )
-    from cassette_provider.registry import (
-        ProviderRegistry,
-        ProviderRegistryError,
-    )
 
 _MODULES = {
     "CassetteError": "cassette_format.errors",
     "CassetteFormatError": "cassette_format.errors",
     "CassetteAmbiguityError": "cassette_topology.exceptions",
     "CassetteMismatchError": "cassette_topology.exceptions",
-    "AbortController": "cassette_provider.abort",
-    "AbortError": "cassette_provider.abort",
-    "AbortSignal": "cassette_provider.abort",
-    "SUBAGENT_ORIGIN": "cassette_provider.agent",
-    "ParentAgent": "cassette_provider.agent",
-    "SimpleAgent": "cassette_provider.agent",
-    "ALL_CAPABILITIES": "cassette_provider.contract",
-    "Capabilities": "cassette_provider.contract",
-    "StartRequest": "cassette_provider.contract",
-    "SubagentProvider": "cassette_provider.contract",
-    "SubagentResult": "cassette_provider.contract",
-    "SubagentRun": "cassette_provider.contract",
-    "CassetteRecordedError": "cassette_provider.errors",
-    "FunctionProvider": "cassette_provider.function_provider",
-    "FunctionRun": "cassette_provider.function_provider",
-    "aborted_result": "cassette_provider.function_provider",
+    "AbortController": "cassette_provider.contract.abort",
+    "AbortError": "cassette_provider.contract.abort",
+    "AbortSignal": "cassette_provider.contract.abort",
+    "SUBAGENT_ORIGIN": "cassette_provider.contract.agent",
+    "ParentAgent": "cassette_provider.contract.agent",
+    "SimpleAgent": "cassette_provider.contract.agent",
+    "ALL_CAPABILITIES": "cassette_provider.contract.protocol",
+    "Capabilities": "cassette_provider.contract.protocol",
+    "StartRequest": "cassette_provider.contract.protocol",
+    "SubagentProvider": "cassette_provider.contract.protocol",
+    "SubagentResult": "cassette_provider.contract.protocol",
+    "SubagentRun": "cassette_provider.contract.protocol",
+    "CassetteRecordedError": "cassette_provider.contract.errors",
+    "FunctionProvider": "cassette_provider.contract.function_provider",
+    "FunctionRun": "cassette_provider.contract.function_provider",
+    "aborted_result": "cassette_provider.contract.function_provider",
     "CassetteHandle": "cassette_provider.install",
     "RecordConfig": "cassette_provider.install",
     "ReplayConfig": "cassette_provider.install",
@@ -101,8 +101,8 @@ _MODULES = {
     "load_session_log": "cassette_provider.models",
     "session_scope": "cassette_provider.models",
     "write_session_logs": "cassette_provider.models",
-    "ProviderRegistry": "cassette_provider.registry",
-    "ProviderRegistryError": "cassette_provider.registry",
+    "ProviderRegistry": "cassette_provider.contract.registry",
+    "ProviderRegistryError": "cassette_provider.contract.registry",
 }
 
 

@@ -21,13 +21,13 @@ from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import value_or_raise
 from returns.result import Failure
 
-from cassette_provider.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM
-from cassette_provider.recorder import DISPOSE_TIMEOUT, RecordingProvider
-from cassette_provider.redact import compile_redactor
-from cassette_provider.registry import ProviderRegistry
-from cassette_provider.replay import ReplayProvider, ReplayTally, Timing, replayable
-from cassette_provider.timing import check_recorded_delays
+from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
+from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
+from cassette_provider.contract.registry import ProviderRegistry
+from cassette_provider.record.recorder import DISPOSE_TIMEOUT, RecordingProvider
+from cassette_provider.record.redact import compile_redactor
+from cassette_provider.replay.replayer import ReplayProvider, ReplayTally, Timing, replayable
+from cassette_provider.replay.timing import check_recorded_delays
 
 __all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from cassette_provider.adapters.blocks import CHILD_AGENT_OPTION, result_text, text_prompt
 from cassette_provider.adapters.nesting import parent_for_call
-from cassette_provider.agent import ParentAgent
-from cassette_provider.contract import StartRequest, SubagentResult
-from cassette_provider.registry import ProviderRegistry
+from cassette_provider.contract.agent import ParentAgent
+from cassette_provider.contract.protocol import StartRequest, SubagentResult
+from cassette_provider.contract.registry import ProviderRegistry
 
 
 class SubagentIncompleteError(RuntimeError):

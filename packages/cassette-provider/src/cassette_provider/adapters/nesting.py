@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from cassette_provider.agent import ParentAgent
+from cassette_provider.contract.agent import ParentAgent
 
 __all__ = ["child_running", "parent_for_call", "running_child"]
 

@@ -18,11 +18,11 @@ from cassette_provider.adapters.blocks import (
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
 from cassette_provider.adapters.nesting import child_running
-from cassette_provider.agent import ParentAgent, SimpleAgent
-from cassette_provider.contract import StartRequest
+from cassette_provider.contract.agent import ParentAgent, SimpleAgent
+from cassette_provider.contract.function_provider import FunctionProvider
+from cassette_provider.contract.protocol import StartRequest
+from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.extras import require_extra
-from cassette_provider.function_provider import FunctionProvider
-from cassette_provider.registry import ProviderRegistry
 
 if TYPE_CHECKING:
     from agents import FunctionTool

@@ -16,10 +16,10 @@ from cassette_provider.adapters.blocks import (
 )
 from cassette_provider.adapters.delegate import SubagentDelegate, SubagentIncompleteError
 from cassette_provider.adapters.nesting import child_running
-from cassette_provider.agent import SimpleAgent
-from cassette_provider.contract import StartRequest
+from cassette_provider.contract.agent import SimpleAgent
+from cassette_provider.contract.function_provider import FunctionProvider
+from cassette_provider.contract.protocol import StartRequest
 from cassette_provider.extras import require_extra
-from cassette_provider.function_provider import FunctionProvider
 
 __all__ = ["SubagentDelegate", "SubagentIncompleteError", "pydantic_ai_provider"]
 

@@ -18,10 +18,10 @@ from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_topology.sessions import SESSION_CONFIG, SessionError
 from returns.result import Failure, Success
 
-from cassette_provider.js_regex import compile_js_pattern
 from cassette_provider.models.errors import raise_error
-from cassette_provider.redact import Redactor, compile_redactor
-from cassette_provider.snapshot import snapshot
+from cassette_provider.record.js_regex import compile_js_pattern
+from cassette_provider.record.redact import Redactor, compile_redactor
+from cassette_provider.record.snapshot import snapshot
 
 #: The member of an HTTP model request holding the URL query, stored without its `?`.
 _QUERY: str = "query"

@@ -32,26 +32,26 @@ from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request
 from cassette_topology.exceptions import value_or_raise
 from returns.result import Failure
 
-from cassette_provider.abort import AbortSignal, CancelledRunError
-from cassette_provider.agent import ParentAgent
-from cassette_provider.clock import SYSTEM_CLOCK, Clock, elapsed_ms
-from cassette_provider.contract import (
+from cassette_provider.contract.abort import AbortSignal, CancelledRunError
+from cassette_provider.contract.agent import ParentAgent
+from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock, elapsed_ms
+from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM, error_facts
+from cassette_provider.contract.protocol import (
     ProviderIdentity,
     StartRequest,
     SubagentProvider,
     SubagentResult,
     SubagentRun,
 )
-from cassette_provider.errors import INVALID_CONFIG, NO_UPSTREAM, error_facts
 from cassette_provider.models.context import subagent_session
-from cassette_provider.normalize import normalize_parent_context, normalize_request
-from cassette_provider.redact import Redactor
-from cassette_provider.snapshot import snapshot
+from cassette_provider.record.normalize import normalize_parent_context, normalize_request
+from cassette_provider.record.redact import Redactor
+from cassette_provider.record.snapshot import snapshot
 
 if TYPE_CHECKING:
     from cassette_format.writer import CassetteWriter
 
-    from cassette_provider.registry import ProviderRegistry
+    from cassette_provider.contract.registry import ProviderRegistry
 
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun", "RecordingProvider"]
 

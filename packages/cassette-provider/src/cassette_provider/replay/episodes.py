@@ -19,11 +19,16 @@ from typing import Literal
 
 from cassette_format.errors import CassetteError
 
-from cassette_provider.contract import ProviderIdentity, StartRequest, SubagentProvider, SubagentRun
-from cassette_provider.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.protocol import (
+    ProviderIdentity,
+    StartRequest,
+    SubagentProvider,
+    SubagentRun,
+)
+from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.install import CassetteHandle, RecordConfig, ReplayConfig, install_cassette
-from cassette_provider.registry import ProviderRegistry
-from cassette_provider.replay import ReplayTally
+from cassette_provider.replay.replayer import ReplayTally
 
 __all__ = ["EpisodeCounts", "EpisodeHandle", "EpisodeProvider", "install_episodes", "is_miss"]
 

@@ -8,9 +8,9 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import cast
 
-from cassette_provider.abort import AbortController
-from cassette_provider.agent import SUBAGENT_ORIGIN, SimpleAgent
-from cassette_provider.contract import (
+from cassette_provider.contract.abort import AbortController
+from cassette_provider.contract.agent import SUBAGENT_ORIGIN, SimpleAgent
+from cassette_provider.contract.protocol import (
     ALL_CAPABILITIES,
     Capabilities,
     ProviderIdentity,

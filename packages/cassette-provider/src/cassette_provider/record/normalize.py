@@ -7,9 +7,9 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from cassette_provider.agent import ParentAgent
-from cassette_provider.contract import StartRequest
-from cassette_provider.snapshot import snapshot
+from cassette_provider.contract.agent import ParentAgent
+from cassette_provider.contract.protocol import StartRequest
+from cassette_provider.record.snapshot import snapshot
 
 __all__ = ["normalize_parent_context", "normalize_request", "normalize_tool_filter"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cassette_provider.contract import StartRequest, SubagentProvider, SubagentRun
+from cassette_provider.contract.protocol import StartRequest, SubagentProvider, SubagentRun
 
 __all__ = ["ProviderRegistry", "ProviderRegistryError"]
 

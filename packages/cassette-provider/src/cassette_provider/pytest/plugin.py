@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 import pytest
 
 if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
-    from cassette_provider.episodes import EpisodeHandle
-    from cassette_provider.network_guard import NetworkGuard
-    from cassette_provider.registry import ProviderRegistry
-    from cassette_provider.replay import ReplayTally
+    from cassette_provider.contract.registry import ProviderRegistry
+    from cassette_provider.pytest.network_guard import NetworkGuard
+    from cassette_provider.replay.episodes import EpisodeHandle
+    from cassette_provider.replay.replayer import ReplayTally
 
 RecordMode: TypeAlias = Literal["none", "once", "new_episodes", "all", "rewrite"]
 """vcrpy / pytest-recording names, with subagent-cassette semantics (see `plan_cassette`)."""
@@ -169,28 +169,28 @@ def split_options(
 
 def find_mismatch(error: BaseException) -> BaseException | None:
     """The first cassette mismatch (code CASSETTE_MISMATCH) in an exception's cause chain."""
-    from cassette_provider.plugin_reports import find_mismatch as find
+    from cassette_provider.pytest.reports import find_mismatch as find
 
     return find(error)
 
 
 def diagnostic_text(error: BaseException) -> str | None:
     """The metadata-only diagnostic of a cassette mismatch in an exception chain, as JSON."""
-    from cassette_provider.plugin_reports import diagnostic_text as text
+    from cassette_provider.pytest.reports import diagnostic_text as text
 
     return text(error)
 
 
 def mismatch_report(error: BaseException) -> str | None:
     """A failure text for a test that hit a cassette mismatch: lead, message and diagnostic."""
-    from cassette_provider.plugin_reports import mismatch_report as report
+    from cassette_provider.pytest.reports import mismatch_report as report
 
     return report(error)
 
 
 def covered_report(tally: ReplayTally | None) -> str | None:
     """A replay's covered calls as report lines (call keys only), or None when none were."""
-    from cassette_provider.plugin_reports import covered_report as report
+    from cassette_provider.pytest.reports import covered_report as report
 
     return report(tally)
 
@@ -311,8 +311,8 @@ def rewrite_target(path: Path) -> Path:
 
 def _install(plan: CassettePlan, registry: ProviderRegistry, target: Path) -> EpisodeHandle:
     """Build the configs for the plan and install them behind one episode provider."""
-    from cassette_provider.episodes import install_episodes
     from cassette_provider.install import RecordConfig, ReplayConfig
+    from cassette_provider.replay.episodes import install_episodes
 
     options = {k: v for k, v in plan.options.items() if k not in _PLAN_KEYS}
     record, replay = _split_for_provider(options)
@@ -411,7 +411,7 @@ async def _cassette_event_loop() -> asyncio.AbstractEventLoop:
 @pytest.fixture
 def cassette_registry() -> ProviderRegistry:
     """A fresh `ProviderRegistry`; override it to register real upstreams for recording."""
-    from cassette_provider.registry import ProviderRegistry
+    from cassette_provider.contract.registry import ProviderRegistry
 
     return ProviderRegistry()
 
@@ -433,7 +433,7 @@ def _subagent_cassette_marker(request: pytest.FixtureRequest) -> None:
 @pytest.fixture
 def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
     """This test's model session logs (`<test name>.sessions/`), replayed or recorded by mode."""
-    from cassette_provider.model_fixture import model_sessions_for, sessions_directory
+    from cassette_provider.pytest.model_fixture import model_sessions_for, sessions_directory
 
     path = default_cassette_path(Path(str(request.node.path)), request.node.nodeid)
     directory = sessions_directory(path, SUFFIX)
@@ -465,13 +465,13 @@ def subagent_cassette(
         from cassette_format.errors import CassetteError
 
         if isinstance(error, CassetteError):  # a bad cassette: escaped text, no traceback
-            from cassette_provider.plugin_reports import failure_message
+            from cassette_provider.pytest.reports import failure_message
 
             pytest.fail(failure_message(str(plan.path), plan.action, error), pytrace=False)
         raise
     session = _CassetteSession(plan, handle, loop, owns_loop, target)
     if plan.action == "replay" and plan.options.get("block_network") is True:
-        from cassette_provider.network_guard import NetworkGuard
+        from cassette_provider.pytest.network_guard import NetworkGuard
 
         session.guard = NetworkGuard(f"{BLOCK_OPTION} or block_network=True")
         session.guard.install()
@@ -489,14 +489,14 @@ def subagent_cassette(
 
 
 def _failure_message(session: _CassetteSession, error: BaseException) -> str:
-    from cassette_provider.plugin_reports import failure_message
+    from cassette_provider.pytest.reports import failure_message
 
     return failure_message(str(session.plan.path), session.plan.action, error)
 
 
 def _outcome_failure(session: _CassetteSession, failure: BaseException | None) -> str | None:
     """The failure text for a test body that passed: swallowed mismatches, refusals, faults."""
-    from cassette_provider.plugin_reports import refused_report, swallowed_report
+    from cassette_provider.pytest.reports import refused_report, swallowed_report
 
     misses = session.handle.provider.misses
     if misses:
@@ -520,7 +520,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
             notes = [_failure_message(session, late)] if late is not None else []
             misses = session.handle.provider.misses
             if misses and find_mismatch(error) is None:
-                from cassette_provider.plugin_reports import swallowed_report
+                from cassette_provider.pytest.reports import swallowed_report
 
                 notes.insert(0, swallowed_report(misses, None))
             if notes:
@@ -602,6 +602,6 @@ class _RunTotals:
         """One line at the end of a run that used subagent cassettes."""
         if not self.totals or hasattr(self._config, "workerinput"):
             return
-        from cassette_provider.plugin_reports import summary_line
+        from cassette_provider.pytest.reports import summary_line
 
         terminalreporter.write_line(summary_line(self.totals))

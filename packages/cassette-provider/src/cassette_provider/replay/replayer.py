@@ -20,16 +20,16 @@ from cassette_topology import InteractionMatcher, live_call, stored_request_meta
 from cassette_topology.exceptions import value_or_raise
 from returns.result import Failure, Result, Success
 
-from cassette_provider.abort import AbortController, AbortSignal
-from cassette_provider.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract import ProviderIdentity, StartRequest, SubagentResult
-from cassette_provider.errors import CassetteRecordedError
-from cassette_provider.function_provider import aborted_result
+from cassette_provider.contract.abort import AbortController, AbortSignal
+from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
+from cassette_provider.contract.errors import CassetteRecordedError
+from cassette_provider.contract.function_provider import aborted_result
+from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.models.context import subagent_replayed
-from cassette_provider.normalize import normalize_parent_context, normalize_request
-from cassette_provider.recorder import live_parent
-from cassette_provider.snapshot import snapshot
-from cassette_provider.timing import checked_delay, scaled, wait_abortable
+from cassette_provider.record.normalize import normalize_parent_context, normalize_request
+from cassette_provider.record.recorder import live_parent
+from cassette_provider.record.snapshot import snapshot
+from cassette_provider.replay.timing import checked_delay, scaled, wait_abortable
 
 __all__ = [
     "CASSETTE_EMPTY",

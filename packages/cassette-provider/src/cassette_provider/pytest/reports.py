@@ -16,7 +16,7 @@ from cassette_topology.closest import lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
 
 if TYPE_CHECKING:
-    from cassette_provider.replay import ReplayTally
+    from cassette_provider.replay.replayer import ReplayTally
 
 __all__ = [
     "DIAGNOSTIC_SECTION",

@@ -8,8 +8,8 @@ from typing import NotRequired, Protocol, TypedDict, runtime_checkable
 
 from cassette_format.records import Capabilities
 
-from cassette_provider.abort import AbortSignal
-from cassette_provider.agent import ParentAgent
+from cassette_provider.contract.abort import AbortSignal
+from cassette_provider.contract.agent import ParentAgent
 
 __all__ = [
     "ALL_CAPABILITIES",

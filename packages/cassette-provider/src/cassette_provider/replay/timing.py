@@ -11,9 +11,9 @@ from cassette_format.errors import CassetteError
 from cassette_format.records import CassetteInteraction
 from returns.result import Failure, Result, Success
 
-from cassette_provider.abort import AbortSignal
-from cassette_provider.clock import Clock
-from cassette_provider.errors import INVALID_CONFIG
+from cassette_provider.contract.abort import AbortSignal
+from cassette_provider.contract.clock import Clock
+from cassette_provider.contract.errors import INVALID_CONFIG
 
 __all__ = [
     "MAX_CHUNK_MS",
