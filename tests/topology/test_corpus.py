@@ -22,10 +22,13 @@ DERIVED_KEYS = [c for c in VALID if "free-form callKey" not in str(c.get("proven
 
 
 def load(case: dict[str, object]) -> CassetteFile:
-    (relative,) = case["files"]  # type: ignore[misc]
+    files = case["files"]
+    assert isinstance(files, list)
+    (relative,) = files
     parsed = parse_cassette((INTEROP / relative).read_bytes(), relative)
     assert isinstance(parsed, Success), parsed
-    return parsed.unwrap()
+    cassette: CassetteFile = parsed.unwrap()
+    return cassette
 
 
 def reference_summary(case: dict[str, object]) -> dict[str, object]:

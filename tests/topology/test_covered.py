@@ -44,7 +44,8 @@ def tree_of(parents: Sequence[int | None]) -> list[CassetteInteraction]:
 def matcher_of(nodes: Sequence[CassetteInteraction], **options: object) -> InteractionMatcher:
     built = InteractionMatcher.build(cassette(nodes), **options)
     assert isinstance(built, Success), built
-    return built.unwrap()
+    matcher: InteractionMatcher = built.unwrap()
+    return matcher
 
 
 def adopt(matcher: InteractionMatcher, live_id: str, key: str) -> LiveParent:
@@ -136,7 +137,7 @@ def test_a_live_call_under_a_covered_key_is_still_matched_exactly() -> None:  # 
     assert (matcher.consumed_count, matcher.covered_count, matcher.remaining_count) == (2, 1, 1)
     again = matcher.match(call(request_of(1), child))
     assert isinstance(again, Failure)
-    assert again.failure().diagnostic.reason == "group-exhausted"  # type: ignore[union-attr]
+    assert again.failure().diagnostic.reason == "group-exhausted"
 
 
 def test_diagnostic_documents_mark_covered_candidates_only() -> None:  # DIAG-3
@@ -144,7 +145,7 @@ def test_diagnostic_documents_mark_covered_candidates_only() -> None:  # DIAG-3
     matcher.match(call(request_of(0), ROOT)).unwrap()
     leaf = adopt(matcher, "live-source", SOURCE.call_key)  # nothing recorded beneath it
     failed = matcher.match(call(request_of(9), leaf))
-    diagnostic = failed.failure().diagnostic  # type: ignore[union-attr]
+    diagnostic = failed.failure().diagnostic
     assert isinstance(diagnostic, MismatchDiagnostic)
     assert diagnostic.reason == "parent-not-found"
     documents = [candidate.as_document() for candidate in diagnostic.candidates]

@@ -1,11 +1,20 @@
 """InteractionMatcher: construction, matching, duplicates, diagnostics (MATCH-*, DIAG-*)."""
 
+from collections.abc import Sequence
+
 import pytest
+from cassette_format.records import CassetteInteraction
 from cassette_topology.diagnostics import MatchDiagnostic, MismatchDiagnostic
-from cassette_topology.errors import CASSETTE_AMBIGUOUS, CASSETTE_MISMATCH, INVALID_CONFIG
+from cassette_topology.errors import (
+    CASSETTE_AMBIGUOUS,
+    CASSETTE_MISMATCH,
+    INVALID_CONFIG,
+    TopologyError,
+)
 from cassette_topology.live import LiveParent
 from cassette_topology.matcher import InteractionMatcher
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
+from support.json_path import json_at
 from topology.builders import (
     OTHER_CONTEXT,
     call,
@@ -20,17 +29,20 @@ AUDIT = live_request("audit", "prompt:audit")
 REVIEW = live_request("review", "prompt:review")
 
 
-def build(documents, **options):  # type: ignore[no-untyped-def]
+def build(
+    documents: Sequence[CassetteInteraction], **options: object
+) -> Result[InteractionMatcher, TopologyError]:
     return InteractionMatcher.build(cassette(documents), **options)
 
 
-def matcher_of(documents, **options):  # type: ignore[no-untyped-def]
+def matcher_of(documents: Sequence[CassetteInteraction], **options: object) -> InteractionMatcher:
     built = build(documents, **options)
     assert isinstance(built, Success), built
-    return built.unwrap()
+    matcher: InteractionMatcher = built.unwrap()
+    return matcher
 
 
-def mismatch_of(result) -> MismatchDiagnostic:  # type: ignore[no-untyped-def]
+def mismatch_of(result: Result[CassetteInteraction, TopologyError]) -> MismatchDiagnostic:
     assert isinstance(result, Failure)
     error = result.failure()
     assert error.code == CASSETTE_MISMATCH
@@ -119,8 +131,9 @@ def test_diagnose_reports_a_match_without_consuming() -> None:  # DIAG-1
     matcher = matcher_of([interaction(1, AUDIT)])
     before = matcher.state()
     probed = matcher.diagnose(call(AUDIT, LiveParent("probe-one")))
-    assert isinstance(probed.unwrap(), MatchDiagnostic)
-    assert probed.unwrap().candidate.consumed is False
+    diagnostic = probed.unwrap()
+    assert isinstance(diagnostic, MatchDiagnostic)
+    assert diagnostic.candidate.consumed is False
     assert matcher.state() == before
     # The probe did not become the root: another parent id can still match.
     assert isinstance(matcher.match(call(AUDIT, LiveParent("real-root"))), Success)
@@ -189,7 +202,9 @@ def test_sequence_policy_replays_duplicates_in_occurrence_order() -> None:  # MA
     ]
     matcher = matcher_of(documents, duplicate_policy="sequence")
     texts = [
-        matcher.match(call(AUDIT)).unwrap().to_json()["outcome"]["result"]["output"][0]["text"]
+        json_at(
+            matcher.match(call(AUDIT)).unwrap().to_json(), "outcome", "result", "output", 0, "text"
+        )
         for _ in range(2)
     ]
     assert texts == ["first", "second"]

@@ -2,13 +2,16 @@
 
 import itertools
 import json
+from typing import Any
 
+from cassette_format.records import CassetteInteraction
+from cassette_topology.errors import TopologyError
 from cassette_topology.live import LiveParent
 from cassette_topology.matcher import InteractionMatcher
 from cassette_topology.tracker import TopologyTracker
 from hypothesis import given
 from hypothesis import strategies as st
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 from topology.builders import (
     OTHER_CONTEXT,
     call,
@@ -42,10 +45,10 @@ def outcome_for(index: int, sibling: int) -> dict[str, object]:
     return text_outcome(f"outcome {index} of {sibling}", "completed" if index == 0 else "other")
 
 
-def recorded(spec: list[tuple[int, int]]) -> tuple[list[dict[str, object]], list[int]]:
+def recorded(spec: list[tuple[int, int]]) -> tuple[list[CassetteInteraction], list[int]]:
     """Interaction documents in recording order, plus each one's request index."""
     occurrences: dict[int, int] = {}
-    documents = []
+    documents: list[CassetteInteraction] = []
     for sequence, (request_index, outcome_index) in enumerate(spec, start=1):
         occurrences[request_index] = occurrences.get(request_index, 0) + 1
         documents.append(
@@ -157,7 +160,7 @@ def test_candidates_show_only_allowlisted_metadata(indexes, full, probe) -> None
         if isinstance(matched, Failure):
             assert CANARY not in matched.failure().message
             assert matched.failure().diagnostic == diagnosed
-        document = diagnosed.as_document()
+        document: Any = diagnosed.as_document()  # plain data, read by JSON path below
         assert CANARY not in json.dumps(document)
         candidates = document.get("candidates", [document.get("candidate")])
         for candidate in candidates:
@@ -192,7 +195,7 @@ def test_a_refused_tracker_step_leaves_no_trace(steps) -> None:  # type: ignore[
         if step[0] == "reserve":
             _, parent_id, subagent, index, broken = step
             text: object = float("nan") if broken else f"prompt {index}"
-            result = tracker.reserve_normalized(
+            result: Result[object, TopologyError] = tracker.reserve_normalized(
                 LiveParent(parent_id, "subagent" if subagent else None),
                 {"label": "x", "prompt": [{"type": "text", "text": text}]},
                 {"options": {}, "session": {}},

@@ -7,16 +7,20 @@ from cassette_topology.live import LiveCall, LiveParent, live_call
 from cassette_topology.tracker import TopologyTracker
 from returns.result import Failure, Success
 
-CONTEXT = {"options": {}, "session": {}}
+CONTEXT: dict[str, object] = {"options": {}, "session": {}}
 CONTEXT_FP = "sha256:071170d5f14968667bb3029474bcc3e3488ac58bed1a4ae90ec08669c43db6ed"
-REQUEST = {"label": "audit", "prompt": [{"text": "prompt:audit", "type": "text"}]}
+REQUEST: dict[str, object] = {
+    "label": "audit",
+    "prompt": [{"text": "prompt:audit", "type": "text"}],
+}
 REQUEST_FP = "sha256:314d2395805a9d5aafebf28cef1e2cc0e455d7d77db2c2098dbd39f2d559005f"
 
 
 def call(parent: LiveParent, request: dict[str, object] = REQUEST) -> LiveCall:
     built = live_call(parent, request, CONTEXT)
     assert isinstance(built, Success)
-    return built.unwrap()
+    live: LiveCall = built.unwrap()
+    return live
 
 
 def test_fingerprints_match_reference_vectors() -> None:  # NORM-4, NORM-11
