@@ -89,6 +89,7 @@ def test_random_double_bits_round_trip(x: float) -> None:
     text = canonical_json(x).unwrap()
     back = parse_json(text).unwrap()
     assert type(back) in (int, float)
+    assert isinstance(back, int | float)
     assert struct.pack(">d", float(back)) == struct.pack(">d", x)
     assert float(text) == x
     assert not text.endswith(".0")

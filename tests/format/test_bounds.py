@@ -156,7 +156,7 @@ def test_escaped_strings_parse_in_linear_memory() -> None:
     finally:
         tracemalloc.stop()
     assert isinstance(parsed, Success)
-    assert parsed.unwrap().interactions[0].outcome.to_json()["result"]["extra"] == extra  # type: ignore[index]
+    assert parsed.unwrap().interactions[0].outcome.to_json()["result"]["extra"] == extra
     assert peak / len(data) < 24
 
 

@@ -7,7 +7,7 @@ import io
 
 import orjson
 import pytest
-from cassette_canonical import canonical_json
+from cassette_canonical import JsonValue, canonical_json
 from cassette_format import (
     InteractionBody,
     ResultOutcome,
@@ -40,7 +40,8 @@ def _cassette(*bodies: InteractionBody) -> bytes:
 def _message(data: bytes | str) -> str:
     result = parse_cassette(data)
     assert isinstance(result, Failure)
-    return result.failure().message
+    message: str = result.failure().message
+    return message
 
 
 def test_empty_and_blank_files() -> None:  # FMT-3
@@ -132,7 +133,7 @@ def test_negative_zero_is_not_lossless() -> None:  # FMT-7, D-1
 
 
 def test_twenty_thousand_nested_tool_results_pass() -> None:  # CANON-9, FMT-14
-    nested: dict[str, object] = {"type": "text", "text": "leaf"}
+    nested: dict[str, JsonValue] = {"type": "text", "text": "leaf"}
     for depth in range(20_000):
         nested = {"type": "tool-result", "toolCallId": f"c{depth}", "content": [nested]}
     outcome = ResultOutcome(result={"output": [nested], "stopReason": "completed"}, redactions=0)

@@ -60,8 +60,9 @@ async def test_clean_truncate_renames_the_partial_over_the_target(tmp_path: Path
     path.chmod(0o600)
     inode = path.stat().st_ino
     writer = await CassetteWriter.open(path, make_header(), "truncate")
-    assert writer.partial_path is not None
-    partial = Path(writer.partial_path)
+    partial_path = writer.partial_path  # a local: close() below must clear the attribute
+    assert partial_path is not None
+    partial = Path(partial_path)
     assert partial.parent == tmp_path
     assert _PARTIAL_NAME.fullmatch(partial.name)
     await writer.append(make_body(1, request_tag="new"))
@@ -394,7 +395,7 @@ async def test_create_without_hard_links_still_never_replaces(
     path = tmp_path / "c.cassette.jsonl"
     writer = await CassetteWriter.open(path, make_header(), "create")
     await writer.append(make_body(1))
-    monkeypatch.setattr(writer_module.os, "link", no_links)
+    monkeypatch.setattr(f"{writer_module.__name__}.os.link", no_links)
     if not intruder:
         await writer.close()
         assert verify_file(path)["interactions"] == 1
