@@ -16,7 +16,8 @@ DIFF_CASES = [case for case in MANIFEST["cases"] if case["type"] == "diff"]
 def load(relative: str) -> CassetteFile:
     parsed = parse_cassette((INTEROP / relative).read_bytes(), relative)
     assert isinstance(parsed, Success), parsed
-    return parsed.unwrap()
+    cassette: CassetteFile = parsed.unwrap()
+    return cassette
 
 
 def test_the_corpus_has_diff_pairs() -> None:
@@ -25,7 +26,9 @@ def test_the_corpus_has_diff_pairs() -> None:
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=[case["name"] for case in DIFF_CASES])
 def test_diff_document_matches_reference(case: dict[str, object]) -> None:  # DIFF-1..7
-    expected_file, actual_file = case["files"]  # type: ignore[misc]
+    files = case["files"]
+    assert isinstance(files, list)
+    expected_file, actual_file = files
     reference_stdout = Path(INTEROP / case["expected"]["diff-json"]["stdout"])  # type: ignore[index]
     reference = json.loads(reference_stdout.read_text(encoding="utf-8"))
     document = diff_cassettes(load(expected_file), load(actual_file)).as_document()
