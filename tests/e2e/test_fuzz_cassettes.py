@@ -23,7 +23,6 @@ import hashlib
 import io
 import os
 import tempfile
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -85,7 +84,7 @@ def _nested(depth: int, leaf: object, *, objects: bool) -> object:
 def _deep_seed(source: str, depth: int, *, objects: bool) -> bytes:
     """A valid cassette whose results hold distinct values nested `depth` levels."""
     lines = (INTEROP / source).read_bytes().splitlines()
-    records = [parse_json(line).unwrap() for line in lines if line.strip()]
+    records: list[Any] = [parse_json(line).unwrap() for line in lines if line.strip()]
     for index, record in enumerate(records[1:]):
         outcome: Any = record["outcome"]
         if outcome.get("kind") == "result":
@@ -141,7 +140,7 @@ _TOKENS = [
 _HUGE = [1e300, -1e300, 1.7976931348623157e308, 2**64, 2**53 + 1, -(2**63), 1e-320, 0.1]
 _FIELDS = ["durationMs", "startLatencyMs", "signalAbortedAtMs", "sequence", "occurrence"]
 
-Draw = Callable[[st.SearchStrategy[Any]], Any]
+Draw = st.DrawFn
 
 
 def _flip(draw: Draw, data: bytes) -> bytes:
@@ -218,10 +217,10 @@ def _structured(draw: Draw, data: bytes) -> bytes:
     else:
         key = draw(st.sampled_from(sorted(record) or ["kind"]))
         record[key] = draw(st.sampled_from([None, True, 0, "", [], {}, "x" * 70]))
-    text = canonical_json(record)
-    if not isinstance(text, Success):  # e.g. 2**53 + 1, which no double holds (D-1)
+    rendered = canonical_json(record)
+    if not isinstance(rendered, Success):  # e.g. 2**53 + 1, which no double holds (D-1)
         return data
-    lines[index] = text.unwrap().encode()
+    lines[index] = rendered.unwrap().encode()
     if draw(st.booleans()):
         rehashed = _rehashed(lines)
         lines = lines if rehashed is None else rehashed
