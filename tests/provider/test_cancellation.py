@@ -257,7 +257,9 @@ async def test_dispose_waits_while_calls_are_active_then_returns(tmp_path: Path)
     assert await disposed.result == aborted_result()
     assert not closing.done()
     assert recorder.active == 1
-    cancelled.result.cancel()
+    pending = cancelled.result
+    assert isinstance(pending, asyncio.Future)  # a future underneath, so it can be cancelled
+    pending.cancel()
     with pytest.raises(asyncio.CancelledError):
         await cancelled.result
     await closing
