@@ -6,10 +6,14 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import httpx
 import openai
 from cassette_provider.models import session_scope
+
+if TYPE_CHECKING:
+    import httpx2
 
 #: A secret-looking marker that must never appear in a replay error.
 CANARY = "CANARY-BODY-7f31"
@@ -108,12 +112,17 @@ class GlobalCursorTransport(httpx.AsyncBaseTransport):
         return httpx.Response(200, headers=headers, content=exchange.body)
 
 
+def sdk_http_client(transport: httpx.AsyncBaseTransport) -> httpx2.AsyncClient:
+    """An httpx client over `transport` for the SDK, which types httpx2 but takes httpx too."""
+    return cast("httpx2.AsyncClient", httpx.AsyncClient(transport=transport))
+
+
 def sdk_client(transport: httpx.AsyncBaseTransport) -> openai.AsyncOpenAI:
     """An openai SDK client whose HTTP goes through `transport`; no retries (replay rule)."""
     return openai.AsyncOpenAI(
         api_key="sk-local-test",
         base_url="http://127.0.0.1:9/v1",
-        http_client=httpx.AsyncClient(transport=transport),
+        http_client=sdk_http_client(transport),
         max_retries=0,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cassette_canonical import JsonValue
 from cassette_topology.sessions import (
     SESSION_EXHAUSTED,
     SESSION_EXTRA,
@@ -29,7 +30,7 @@ CANARY_PROMPT = "CANARY-PROMPT-8d1f"
 CANARY_RESULT = "CANARY-RESULT-41c7"
 
 
-def _request(owner: int, index: int) -> dict[str, str]:
+def _request(owner: int, index: int) -> JsonValue:
     return {"prompt": f"{CANARY_PROMPT} script {owner} call {index}"}
 
 
@@ -52,7 +53,8 @@ def _ok(
 ) -> tuple[BindingState, ScriptedCall]:
     match next_call(state, session, digest(_request(owner, index)), ordinal):
         case Success(pair):
-            return pair
+            bound: tuple[BindingState, ScriptedCall] = pair
+            return bound
         case Failure(error):
             raise AssertionError(error.message)
     raise AssertionError("unreachable")
@@ -63,7 +65,8 @@ def _fails(
 ) -> SessionError:
     result = next_call(state, session, digest(_request(owner, index)), ordinal)
     assert isinstance(result, Failure)
-    return result.failure()
+    error: SessionError = result.failure()
+    return error
 
 
 def _assert_metadata_only(error: SessionError) -> None:
@@ -130,7 +133,7 @@ def test_exhausted_script_fails_naming_session_and_call_index() -> None:
 def test_changed_request_fails_with_fingerprints_only() -> None:
     state = start_binding(_scripts(2, 1))
     state, _ = _ok(state, "parent", 0, 1)
-    changed = {"prompt": f"{CANARY_PROMPT} rephrased"}
+    changed: JsonValue = {"prompt": f"{CANARY_PROMPT} rephrased"}
     result = next_call(state, "parent", digest(changed))
     error = result.failure()
     assert error.code == SESSION_REQUEST_CHANGED

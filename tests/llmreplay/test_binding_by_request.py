@@ -85,7 +85,8 @@ def _live(
 def _ok(state: BindingState, live: LiveModelCall) -> tuple[BindingState, ScriptedCall]:
     match route_call(state, live):
         case Success(pair):
-            return pair
+            routed: tuple[BindingState, ScriptedCall] = pair
+            return routed
         case Failure(error):
             raise AssertionError(error.message)
     raise AssertionError("unreachable")
@@ -94,7 +95,7 @@ def _ok(state: BindingState, live: LiveModelCall) -> tuple[BindingState, Scripte
 def _fails(state: BindingState, live: LiveModelCall) -> SessionError:
     routed = route_call(state, live)
     assert isinstance(routed, Failure)
-    error = routed.failure()
+    error: SessionError = routed.failure()
     for text in (error.message, json.dumps(error.diagnostic)):
         assert CANARY not in text  # metadata only
     return error
@@ -147,7 +148,7 @@ def test_any_start_order_binds_each_session_to_the_script_of_its_first_request(
 
 
 def test_identical_scripts_tie_in_first_call_order() -> None:
-    twin = [_opening("child"), {"q": "same"}]
+    twin: list[JsonValue] = [_opening("child"), {"q": "same"}]
     scripts = (
         _script(0, "rec-p", [_opening("p")]),
         _script(1, "a", twin, answers="same"),
@@ -184,7 +185,10 @@ def test_declared_ordinals_break_ties_in_either_order(beta_first: bool) -> None:
     )
     state = start_binding(scripts, BY_REQUEST)
     state, _ = _ok(state, _live("p", _opening("p")))
-    lives = [("b", 3, {"q": "b"}, 2), ("a", 7, {"q": "a"}, 1)]
+    lives: list[tuple[str, int, JsonValue, int]] = [
+        ("b", 3, {"q": "b"}, 2),
+        ("a", 7, {"q": "a"}, 1),
+    ]
     if not beta_first:
         lives.reverse()
     for session, ordinal, _follow_up, expected in lives:

@@ -6,6 +6,7 @@ import itertools
 import json
 
 import pytest
+from cassette_canonical import JsonValue
 from cassette_topology.sessions import (
     SESSION_LOG_FORMAT,
     RecordedCall,
@@ -40,7 +41,8 @@ def _text(session_log: SessionLog) -> str:
 def _error(data: str | bytes) -> SessionError:
     match parse_session_log(data):
         case Failure(error):
-            return error
+            found: SessionError = error
+            return found
         case Success(parsed):
             raise AssertionError(f"expected a failure, parsed {parsed.header}")
     raise AssertionError("unreachable")
@@ -187,7 +189,7 @@ def test_any_single_byte_change_is_detected_or_still_a_valid_log(data: st.DataOb
 
 
 def test_a_long_stream_round_trips_in_order() -> None:
-    chunks = tuple({"delta": str(i)} for i in range(3000))
+    chunks: tuple[JsonValue, ...] = tuple({"delta": str(i)} for i in range(3000))
     long_log = SessionLog(
         SessionLogHeader("s", "2026-08-18T00:00:00Z"), (call(1, {"q": "long"}, *chunks),)
     )

@@ -31,7 +31,7 @@ from cassette_topology.sessions import (
     SESSION_ORDINAL,
     SESSION_UNMATCHED,
 )
-from llmreplay.openai_local import CANARY, ask
+from llmreplay.openai_local import CANARY, ask, sdk_http_client
 
 _FAILED = (openai.APIConnectionError, SessionReplayMismatchError)
 
@@ -91,7 +91,7 @@ def _client(transport: httpx.AsyncBaseTransport, port: int) -> openai.AsyncOpenA
     return openai.AsyncOpenAI(
         api_key="sk-loopback",
         base_url=f"http://127.0.0.1:{port}/v1",
-        http_client=httpx.AsyncClient(transport=transport),
+        http_client=sdk_http_client(transport),
         max_retries=0,
     )
 

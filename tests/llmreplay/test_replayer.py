@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -163,6 +163,7 @@ async def test_recorder_keeps_what_an_early_stop_saw_and_drops_failed_calls() ->
 
     recorder = SessionRecorder(flaky)
     stream = recorder.stream({"q": 1}, "s")
+    assert isinstance(stream, AsyncGenerator)  # an async generator, so the caller can close it
     assert await anext(stream) == {"delta": "first"}
     await stream.aclose()
     with pytest.raises(RuntimeError):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from cassette_canonical import fingerprint
+from cassette_canonical import JsonValue, fingerprint
 from cassette_provider.models import (
     ModelReplayError,
     RecordingTransport,
@@ -316,8 +316,8 @@ async def test_an_unsupported_custom_pattern_is_a_config_error() -> None:
 async def test_caller_values_are_not_mutated() -> None:
     """Redaction works on copies: the request and chunk the caller holds keep their secret."""
     secret, _runs = _canary("stripe-secret-key")
-    request = {"prompt": secret, "nested": {"api_key": secret}}
-    chunk = {"text": secret}
+    request: JsonValue = {"prompt": secret, "nested": {"api_key": secret}}
+    chunk: JsonValue = {"text": secret}
     recorder = SessionRecorder()
     call = recorder.begin_call(request, "main")
     call.add_chunk(chunk)

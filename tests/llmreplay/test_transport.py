@@ -23,6 +23,7 @@ from cassette_provider.models.transport import (
     ReplayTransport,
 )
 from cassette_topology.sessions import SESSION_EXTRA, SESSION_ORDINAL
+from llmreplay.openai_local import sdk_http_client
 from llmreplay.scenario import CANARY_PROMPT
 
 
@@ -77,7 +78,7 @@ def _client(transport: httpx.AsyncBaseTransport) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         api_key="sk-test",
         base_url="http://upstream.invalid/v1",
-        http_client=httpx.AsyncClient(transport=transport),
+        http_client=sdk_http_client(transport),
         max_retries=0,
     )
 
