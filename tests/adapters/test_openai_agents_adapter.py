@@ -31,7 +31,7 @@ from adapters.openai_agents_doubles import (
     text_message,
     tool_calls,
 )
-from agents import Agent, FunctionTool, RunConfig, Runner
+from agents import Agent, FunctionTool, RunConfig, Runner, Tool
 from agents.exceptions import UserError
 from agents.items import ToolCallOutputItem
 from cassette_provider import (
@@ -77,7 +77,7 @@ async def run_parent(
 ) -> dict[str, str]:
     """Run the orchestrator whose model calls every child tool in one turn."""
     parent = SimpleAgent(session_id=session, options={"agent": "orchestrator"})
-    tools = [
+    tools: list[Tool] = [
         gated(
             cassette_tool(kid, registry=registry, parent=parent, tool_description="report"),
             turnstile,
@@ -90,7 +90,7 @@ async def run_parent(
     orchestrator = Agent(name="orchestrator", instructions="Collect.", model=model, tools=tools)
     run = await Runner.run(orchestrator, "Collect the reports.", run_config=NO_TRACING)
     return {
-        str(item.raw_item["call_id"]).removeprefix("call-"): str(item.output)
+        str(item.call_id).removeprefix("call-"): str(item.output)
         for item in run.new_items
         if isinstance(item, ToolCallOutputItem)
     }

@@ -18,7 +18,7 @@ from adapters.fanout import CHILDREN, SLOW_ALPHA, Turnstile, answer_for, task_fo
 pytest.importorskip("agents")
 
 from adapters.openai_agents_doubles import ScriptedModel, text_message, tool_calls
-from agents import Agent, FunctionTool, RunConfig, Runner
+from agents import Agent, FunctionTool, RunConfig, Runner, Tool
 from agents.items import ToolCallOutputItem
 
 
@@ -36,7 +36,7 @@ def gated(tool: FunctionTool, turnstile: Turnstile) -> FunctionTool:
 def outputs_by_tool(items: list[Any]) -> dict[str, str]:
     """Each tool call's output, keyed by the tool the parent called (call ids name the tool)."""
     return {
-        str(item.raw_item["call_id"]).removeprefix("call-"): str(item.output)
+        str(item.call_id).removeprefix("call-"): str(item.output)
         for item in items
         if isinstance(item, ToolCallOutputItem)
     }
@@ -46,7 +46,7 @@ async def test_shared_scripted_model_hands_as_tool_children_each_others_answers(
     # Canned answers written in start order (alpha, beta, gamma); alpha is the slowest child.
     shared = ScriptedModel([[text_message(answer_for(name))] for name in CHILDREN])
     turnstile = Turnstile(SLOW_ALPHA)
-    children = [
+    children: list[Tool] = [
         gated(
             Agent(name=name, instructions=f"You are {name}.", model=shared).as_tool(
                 name, f"Ask {name} for its report."

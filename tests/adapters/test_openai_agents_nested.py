@@ -39,7 +39,7 @@ from adapters.openai_agents_doubles import (
     text_message,
     tool_calls,
 )
-from agents import Agent, FunctionTool, Model, RunConfig, Runner
+from agents import Agent, FunctionTool, Model, RunConfig, Runner, Tool
 from agents.items import ToolCallOutputItem
 from cassette_format import load_cassette
 from cassette_provider import (
@@ -98,7 +98,7 @@ async def run_orchestrator(
     registry: ProviderRegistry, cast: Cast, turnstile: Turnstile
 ) -> dict[str, str]:
     """The orchestrator's model calls both child tools in one turn; their outputs by child."""
-    tools = [
+    tools: list[Tool] = [
         finishing_in_order(
             cassette_tool(kid, registry=registry, parent=cast.root, tool_description="review"),
             turnstile,
@@ -111,7 +111,7 @@ async def run_orchestrator(
     orchestrator = Agent(name="orchestrator", instructions="Review.", model=model, tools=tools)
     run = await Runner.run(orchestrator, "Review the drafts.", run_config=NO_TRACING)
     return {
-        str(item.raw_item["call_id"]).removeprefix("call-"): str(item.output)
+        str(item.call_id).removeprefix("call-"): str(item.output)
         for item in run.new_items
         if isinstance(item, ToolCallOutputItem)
     }

@@ -66,7 +66,7 @@ def fan_out_parent(children: dict[str, Agent[None, str]], turnstile: Turnstile) 
 async def test_shared_call_order_double_hands_children_each_others_answers() -> None:
     # The script is written in start order (alpha, beta, gamma) but alpha is the slowest child.
     double = scripted_in_call_order([answer_for(name) for name in CHILDREN])
-    children = {
+    children: dict[str, Agent[None, str]] = {
         name: Agent(double, name=name, instructions=f"You are {name}.") for name in CHILDREN
     }
     turnstile = Turnstile(SLOW_ALPHA)
