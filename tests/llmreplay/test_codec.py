@@ -7,7 +7,7 @@ import json
 
 import pytest
 from cassette_canonical import JsonValue
-from cassette_topology.sessions import (
+from cassette_format.sessions import (
     SESSION_LOG_FORMAT,
     RecordedCall,
     SessionError,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeGuard
 
+from cassette_format._members import present
 from cassette_format.header import iso_timestamp
 
 __all__ = ["LockHolder", "holder_is_dead", "parse_marker", "read_marker", "this_process"]
@@ -40,17 +41,14 @@ class LockHolder:
 
     def to_marker(self) -> bytes:
         """The marker file's bytes: the reference's keys in its order, then ours, then `\\n`."""
-        document: dict[str, object] = {
-            "ownerToken": self.token,
-            "pid": self.pid,
-            "acquiredAt": self.acquired_at,
-        }
-        if self.host is not None:
-            document["host"] = self.host
-        if self.boot_id is not None:
-            document["bootId"] = self.boot_id
-        if self.process_start is not None:
-            document["processStart"] = self.process_start
+        document = present(
+            ("ownerToken", self.token),
+            ("pid", self.pid),
+            ("acquiredAt", self.acquired_at),
+            ("host", self.host),
+            ("bootId", self.boot_id),
+            ("processStart", self.process_start),
+        )
         return (json.dumps(document, separators=(",", ":")) + "\n").encode("utf-8")
 
     def describe(self) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cassette_canonical import canonical_json, fingerprint
+from cassette_canonical import canonical_json
 from returns.result import Result
 
+from cassette_format._own_hash import own_hash
 from cassette_format.build import decode_interaction
 from cassette_format.errors import CassetteFormatError
 from cassette_format.interaction_rules import check_interaction
@@ -26,7 +27,7 @@ def _lossy(_: object) -> CassetteFormatError:
 
 def _hashed(unhashed: dict[str, JsonValue]) -> Result[dict[str, JsonValue], CassetteFormatError]:
     """The record with its `hash` member, the digest of everything else."""
-    return fingerprint(unhashed).map(lambda digest: {**unhashed, "hash": digest}).alt(_lossy)
+    return own_hash(unhashed).map(lambda digest: {**unhashed, "hash": digest}).alt(_lossy)
 
 
 def seal_interaction(

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
 
 from cassette_canonical import JsonValue, fingerprint
+from cassette_format.sessions import quote
 from cassette_topology.sessions import (
     BINDING_POLICIES,
     BY_REQUEST,
@@ -28,7 +29,6 @@ from cassette_topology.sessions import (
     session_label,
     start_binding,
 )
-from cassette_topology.sessions.errors import quote
 from returns.result import Failure
 
 from cassette_provider.models.context import observe_subagents, resolve_call

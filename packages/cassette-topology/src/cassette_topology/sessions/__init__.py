@@ -1,4 +1,22 @@
-"""Pure per-session model replay: log naming, harvest order, scripts and session binding."""
+"""Pure per-session model replay: log naming, harvest order, scripts and session binding.
+
+The session-log records, codec and error value live with the format
+(`cassette_format.sessions`); their names are re-exported here, so either import works.
+"""
+
+from cassette_format.sessions import (
+    SESSION_LOG_FORMAT,
+    SESSION_LOG_FORMAT_NAME,
+    SESSION_LOG_READ,
+    SESSION_LOG_VERSION,
+    RecordedCall,
+    SessionError,
+    SessionLog,
+    SessionLogHeader,
+    created_at_instant,
+    encode_session_log,
+    parse_session_log,
+)
 
 from cassette_topology.sessions.binding import (
     BINDING_POLICIES,
@@ -16,7 +34,6 @@ from cassette_topology.sessions.binding import (
     start_binding,
     unconsumed_message,
 )
-from cassette_topology.sessions.codec import encode_session_log, parse_session_log
 from cassette_topology.sessions.errors import (
     ANONYMOUS_SESSION_LABEL,
     SESSION_AMBIGUOUS,
@@ -24,8 +41,6 @@ from cassette_topology.sessions.errors import (
     SESSION_EXHAUSTED,
     SESSION_EXTRA,
     SESSION_HARVEST,
-    SESSION_LOG_FORMAT,
-    SESSION_LOG_READ,
     SESSION_MIXED,
     SESSION_ORDINAL,
     SESSION_RECORD,
@@ -34,7 +49,6 @@ from cassette_topology.sessions.errors import (
     SESSION_REQUEST_INVALID,
     SESSION_UNCONSUMED,
     SESSION_UNMATCHED,
-    SessionError,
     session_label,
 )
 from cassette_topology.sessions.naming import (
@@ -47,18 +61,7 @@ from cassette_topology.sessions.naming import (
     session_log_file_name,
     stale_role_names,
 )
-from cassette_topology.sessions.ordering import (
-    created_at_instant,
-    order_headers,
-    order_primary_first,
-)
-from cassette_topology.sessions.records import (
-    SESSION_LOG_FORMAT_NAME,
-    SESSION_LOG_VERSION,
-    RecordedCall,
-    SessionLog,
-    SessionLogHeader,
-)
+from cassette_topology.sessions.ordering import order_headers, order_primary_first
 from cassette_topology.sessions.scripts import SessionScript, derive_script, derive_scripts
 from cassette_topology.sessions.volatile import (
     binding_fingerprint,

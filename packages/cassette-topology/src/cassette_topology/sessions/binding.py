@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from cassette_canonical import JsonValue
+from cassette_format.sessions import RecordedCall, SessionError, quote
 from returns.result import Failure, Result, Success
 
 from cassette_topology.sessions.errors import (
@@ -34,11 +35,8 @@ from cassette_topology.sessions.errors import (
     SESSION_REQUEST_CHANGED,
     SESSION_UNCONSUMED,
     SESSION_UNMATCHED,
-    SessionError,
-    quote,
     session_label,
 )
-from cassette_topology.sessions.records import RecordedCall
 from cassette_topology.sessions.scripts import SessionScript
 
 _SAMPLE: Final = 5

@@ -1,18 +1,15 @@
-"""The one error type of per-session model replay: a stable code, a message and a location."""
+"""The stable codes of harvest and binding, carried by the session log's one error value.
+
+`SessionError`, `quote` and the log codes live with the session-log format
+(`cassette_format.sessions`); this module adds the codes only replay raises.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Final
 
-from cassette_canonical import JsonValue
+from cassette_format.sessions import quote
 
-#: A session log is malformed (the message names the line).
-SESSION_LOG_FORMAT: Final = "SESSION_LOG_FORMAT"
-#: A session log file cannot be read.
-SESSION_LOG_READ: Final = "SESSION_LOG_READ"
 #: A harvested set of logs has no primary, several primaries or repeated ids.
 SESSION_HARVEST: Final = "SESSION_HARVEST"
 #: More live sessions called the model than the recording has scripts.
@@ -42,23 +39,6 @@ SESSION_RECORD: Final = "SESSION_RECORD"
 
 #: How an anonymous live session (calls without a session id) is named in messages.
 ANONYMOUS_SESSION_LABEL: Final = "<anonymous>"
-
-
-@dataclass(frozen=True, slots=True)
-class SessionError:
-    """A failure of session-log parsing, harvest or binding; metadata only, never bodies."""
-
-    code: str
-    message: str
-    session: str | None = None
-    call_index: int | None = None
-    line: int | None = None
-    diagnostic: Mapping[str, JsonValue] | None = field(default=None, compare=False)
-
-
-def quote(text: str) -> str:
-    """JSON-quote an id for a message so control characters cannot forge output lines."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def session_label(session_id: str | None) -> str:

@@ -7,34 +7,22 @@ reference runtime compares strings, so the order is the same in every implementa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from datetime import UTC, date, datetime
-from typing import Final
+from datetime import UTC, datetime
 
 from cassette_canonical import utf16_sort_key
+from cassette_format.sessions import (
+    SessionError,
+    SessionLog,
+    SessionLogHeader,
+    created_at_instant,
+    quote,
+)
 from returns.result import Failure, Result, Success
 
-from cassette_topology.sessions.errors import SESSION_HARVEST, SessionError, quote
-from cassette_topology.sessions.records import SessionLog, SessionLogHeader
+from cassette_topology.sessions.errors import SESSION_HARVEST
 
-_DATE_TIME: Final = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-    r"(?:[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))?",
-    re.ASCII,
-)
-
-
-def created_at_instant(text: str) -> datetime | None:
-    """Read an RFC 3339 date-time (with Z or an offset) or an ISO date; None otherwise."""
-    if _DATE_TIME.fullmatch(text) is None:
-        return None
-    try:
-        if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
-        return datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
-    except ValueError:
-        return None
+__all__ = ["order_headers", "order_primary_first"]
 
 
 def _order_key(header: SessionLogHeader) -> tuple[datetime, bytes]:

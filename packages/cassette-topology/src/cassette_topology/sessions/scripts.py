@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cassette_format.sessions import RecordedCall, SessionError, SessionLog
 from returns.result import Result
 
-from cassette_topology.sessions.errors import SessionError
 from cassette_topology.sessions.ordering import order_primary_first
-from cassette_topology.sessions.records import RecordedCall, SessionLog
 from cassette_topology.sessions.volatile import binding_fingerprint
 
 

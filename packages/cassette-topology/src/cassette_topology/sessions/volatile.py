@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, fingerprint, parse_json, utf16_sort_key
+from cassette_format.sessions import SessionError
 from returns.result import Failure, Result, Success
 
-from cassette_topology.sessions.errors import SESSION_REQUEST_INVALID, SessionError
+from cassette_topology.sessions.errors import SESSION_REQUEST_INVALID
 
 #: Keys whose string value refers to a tool call by id (OpenAI, DSH surface, Anthropic).
 _REFERENCE_KEYS: Final = frozenset(

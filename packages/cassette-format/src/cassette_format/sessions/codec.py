@@ -1,10 +1,12 @@
-"""Session-log JSONL codec: canonical, hash-chained lines in; verified records out.
+"""Session-log JSONL codec: canonical, hash-chained lines in; verified records out, and back.
 
 Every line is canonical JSON (`cassette_canonical.canonical_json`) ending in `\\n`. The header's
 `hash` is the fingerprint of the header without `hash`; every entry carries the previous line's
-hash as `previousHash` and its own `hash` over the entry without `hash`, as cassettes do, so a
-truncated middle, an edited chunk or a reordered line is detected. Lines are numbered
-physically (1-based), blank lines are skipped, and decoding is strict UTF-8.
+hash as `previousHash` and its own `hash` over the entry without it (`own_hash`, the cassette
+chain's rule), so a truncated middle, an edited chunk or a reordered line is detected. Unlike a
+cassette (FMT-3: non-blank lines, JavaScript blanks), lines are numbered physically (1-based)
+and a blank line holds only spaces, tabs and CRs; decoding is strict UTF-8. Optional header
+and response members are absent, never null.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from typing import Final
 from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest, parse_json
 from returns.result import Failure, Result, Success
 
-from cassette_topology.sessions.errors import SESSION_LOG_FORMAT, SessionError
-from cassette_topology.sessions.ordering import created_at_instant
-from cassette_topology.sessions.records import (
+from cassette_format._members import present
+from cassette_format._own_hash import own_hash
+from cassette_format._rules import MAX_SAFE_INTEGER
+from cassette_format.sessions.created_at import created_at_instant
+from cassette_format.sessions.errors import SESSION_LOG_FORMAT, SessionError
+from cassette_format.sessions.records import (
     CHUNK_KIND,
     HEADER_KIND,
     REQUEST_KIND,
@@ -30,6 +35,8 @@ from cassette_topology.sessions.records import (
     SessionLog,
     SessionLogHeader,
 )
+
+__all__ = ["call_records", "encode_session_log", "header_record", "parse_session_log"]
 
 _HEADER_KEYS: Final = frozenset(
     {
@@ -116,7 +123,9 @@ def _problem(line: int, message: str) -> SessionError:
 
 def _is_count(value: object, minimum: int) -> bool:
     """An int (never a bool) of at least `minimum` and at most 2^53-1."""
-    return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= 2**53 - 1
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return minimum <= value <= MAX_SAFE_INTEGER
 
 
 def _is_text(value: object) -> bool:
@@ -134,9 +143,8 @@ def _check_hash(line: int, record: dict[str, JsonValue]) -> Result[str, SessionE
     claimed = record.get("hash")
     if not is_digest(claimed) or not isinstance(claimed, str):
         return Failure(_problem(line, "hash must be a lowercase SHA-256 digest"))
-    body = {key: value for key, value in record.items() if key != "hash"}
     return (
-        fingerprint(body)
+        own_hash(record)
         .alt(lambda _: _problem(line, "record is not lossless canonical JSON"))
         .bind(
             lambda digest: (
@@ -420,13 +428,9 @@ def parse_session_log(
     return folded.bind(lambda state: _finish(state, source))
 
 
-def _chain(records: list[dict[str, JsonValue]]) -> Result[str, SessionError]:
-    """Link records (header first) by previousHash, hash each, and join canonical lines."""
-    lines: list[str] = []
-    tip: Result[str | None, SessionError] = Success(None)
-    for record in records:
-        tip = tip.bind(partial(_emit, lines, record))
-    return tip.map(lambda _: "".join(lines))
+def _not_lossless(_: object) -> SessionError:
+    """The encoder's error for values canonical JSON cannot hold."""
+    return SessionError(SESSION_LOG_FORMAT, "session log value is not lossless canonical JSON")
 
 
 def _emit(
@@ -439,63 +443,70 @@ def _emit(
         line = canonical_json({**linked, "hash": digest}).alt(_not_lossless)
         return line.map(lambda text: lines.append(text + "\n")).map(lambda _: digest)
 
-    return fingerprint(linked).alt(_not_lossless).bind(write)
+    return own_hash(linked).alt(_not_lossless).bind(write)
 
 
-def _not_lossless(_: object) -> SessionError:
-    """The encoder's error for values canonical JSON cannot hold."""
-    return SessionError(SESSION_LOG_FORMAT, "session log value is not lossless canonical JSON")
+def _chain(records: list[dict[str, JsonValue]]) -> Result[str, SessionError]:
+    """Link records (header first) by previousHash, hash each, and join canonical lines."""
+    lines: list[str] = []
+    tip: Result[str | None, SessionError] = Success(None)
+    for record in records:
+        tip = tip.bind(partial(_emit, lines, record))
+    return tip.map(lambda _: "".join(lines))
 
 
 def header_record(header: SessionLogHeader) -> dict[str, JsonValue]:
     """The on-disk header object without its hash."""
-    record: dict[str, JsonValue] = {
+    return {
         "kind": HEADER_KIND,
         "format": SESSION_LOG_FORMAT_NAME,
         "version": SESSION_LOG_VERSION,
         "id": header.id,
         "createdAt": header.created_at,
+        **present(
+            ("parentSession", header.parent_session),
+            ("seedCalls", header.seed_calls),
+            ("callKey", header.call_key),
+            ("firstCallOrdinal", header.first_call_ordinal),
+        ),
     }
-    if header.parent_session is not None:
-        record["parentSession"] = header.parent_session
-    if header.seed_calls is not None:
-        record["seedCalls"] = header.seed_calls
-    if header.call_key is not None:
-        record["callKey"] = header.call_key
-    if header.first_call_ordinal is not None:
-        record["firstCallOrdinal"] = header.first_call_ordinal
+
+
+def _request_record(call: RecordedCall) -> dict[str, JsonValue]:
+    """The request entry; the unredacted request's fingerprints only as a pair."""
+    record: dict[str, JsonValue] = {
+        "kind": REQUEST_KIND,
+        "call": call.index,
+        "requestFingerprint": call.request_fingerprint,
+        "request": call.request,
+    }
+    if call.match_fingerprint is not None and call.match_binding_fingerprint is not None:
+        record["matchFingerprint"] = call.match_fingerprint
+        record["matchBindingFingerprint"] = call.match_binding_fingerprint
     return record
 
 
-def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
-    """The on-disk entries of one call (request, chunks, response) without chain fields."""
-    records: list[dict[str, JsonValue]] = [
-        {
-            "kind": REQUEST_KIND,
-            "call": call.index,
-            "requestFingerprint": call.request_fingerprint,
-            "request": call.request,
-        }
-    ]
-    if call.match_fingerprint is not None and call.match_binding_fingerprint is not None:
-        records[0]["matchFingerprint"] = call.match_fingerprint
-        records[0]["matchBindingFingerprint"] = call.match_binding_fingerprint
-    records.extend({"kind": CHUNK_KIND, "call": call.index, "chunk": c} for c in call.chunks)
-    response: dict[str, JsonValue] = {
+def _response_record(call: RecordedCall) -> dict[str, JsonValue]:
+    """The response entry: chunk count, optional meta, redaction counts unless both are 0."""
+    redacted = call.request_redactions or call.response_redactions
+    redactions: JsonValue = (
+        {"request": call.request_redactions, "response": call.response_redactions}
+        if redacted
+        else None
+    )
+    return {
         "kind": RESPONSE_KIND,
         "call": call.index,
         "streamed": call.streamed,
         "chunks": len(call.chunks),
+        **present(("meta", call.meta), ("redactions", redactions)),
     }
-    if call.meta is not None:
-        response["meta"] = call.meta
-    if call.request_redactions or call.response_redactions:
-        response["redactions"] = {
-            "request": call.request_redactions,
-            "response": call.response_redactions,
-        }
-    records.append(response)
-    return records
+
+
+def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
+    """The on-disk entries of one call (request, chunks, response) without chain fields."""
+    chunks = [{"kind": CHUNK_KIND, "call": call.index, "chunk": chunk} for chunk in call.chunks]
+    return [_request_record(call), *chunks, _response_record(call)]
 
 
 def encode_session_log(log: SessionLog) -> Result[str, SessionError]:
