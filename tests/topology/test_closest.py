@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cassette_format.identity import CallGroup, CallIdentity
 from cassette_format.records import RequestMetadata
 from cassette_topology.closest import closest_call, lead_line, metadata_differences
 from cassette_topology.diagnostics import (
@@ -37,10 +38,7 @@ def candidate(
     return DiagnosticCandidate(
         sequence=sequence,
         call_key=f"root/{label}-0123456789ab~1",
-        parent_key="root",
-        parent_context_fingerprint=context,
-        occurrence=1,
-        request_fingerprint=request,
+        identity=CallIdentity(CallGroup("root", context, request), 1),
         request_metadata=meta(label, prompt_bytes),
         consumed=consumed,
     )
@@ -52,7 +50,9 @@ def diagnostic(
     label: str = "beta",
     prompt_bytes: int = 73,
 ) -> MismatchDiagnostic:
-    actual = DiagnosticRequest("root", CONTEXT, "sha256:" + "9" * 64, meta(label, prompt_bytes))
+    actual = DiagnosticRequest(
+        CallGroup("root", CONTEXT, "sha256:" + "9" * 64), meta(label, prompt_bytes)
+    )
     return MismatchDiagnostic(reason, actual, candidates)
 
 

@@ -99,9 +99,8 @@ def test_request_changed() -> None:  # DIAG-2 row 4, DIAG-5
     assert [c.sequence for c in diagnostic.candidates] == [1, 2]
     message = failed.failure().message
     assert message.startswith('no cassette interaction matches parent "root", label "audit", ')
-    assert (
-        f"request {diagnostic.actual.request_fingerprint}; diagnosis: request-changed;" in message
-    )
+    request = diagnostic.actual.group.request_fingerprint
+    assert f"request {request}; diagnosis: request-changed;" in message
     assert "(available)" in message
 
 

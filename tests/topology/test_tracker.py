@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from cassette_format.identity import CallGroup, CallIdentity
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, NOT_CANONICAL
 from cassette_topology.live import LiveCall, LiveParent, live_call
 from cassette_topology.tracker import TopologyTracker
@@ -108,17 +109,14 @@ def test_fingerprint_failure_leaves_no_trace_and_retry_succeeds() -> None:  # TO
 
 @dataclass(frozen=True)
 class Recorded:
-    parent_key: str
-    parent_context_fingerprint: str
-    request_fingerprint: str
-    occurrence: int
+    identity: CallIdentity
 
 
 def test_seeding_continues_each_group_and_never_seeds_the_root() -> None:  # TOPO-1, WRITE-4
     seeded = TopologyTracker(
         [
-            Recorded("root", CONTEXT_FP, REQUEST_FP, 2),
-            Recorded("root", CONTEXT_FP, REQUEST_FP, 1),
+            Recorded(CallIdentity(CallGroup("root", CONTEXT_FP, REQUEST_FP), 2)),
+            Recorded(CallIdentity(CallGroup("root", CONTEXT_FP, REQUEST_FP), 1)),
         ]
     )
     assert seeded.snapshot().root_id is None

@@ -19,6 +19,7 @@ from cassette_format.constants import (
     INTERACTION_KIND,
     TARGET_DSH_SUBAGENT,
 )
+from cassette_format.identity import IdentityMembers
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -335,7 +336,7 @@ Outcome: TypeAlias = ResultOutcome | StartErrorOutcome | ResultErrorOutcome
 
 
 @dataclass(frozen=True, slots=True)
-class InteractionBody:
+class InteractionBody(IdentityMembers):
     """An interaction before the writer chains it (no previousHash, no hash)."""
 
     sequence: int
@@ -355,11 +356,7 @@ class InteractionBody:
         return {
             "kind": INTERACTION_KIND,
             "sequence": self.sequence,
-            "callKey": self.call_key,
-            "parentKey": self.parent_key,
-            "parentContextFingerprint": self.parent_context_fingerprint,
-            "occurrence": self.occurrence,
-            "requestFingerprint": self.request_fingerprint,
+            **self.identity.record_json(self.call_key),
             "request": self.request.to_json(),
             "timing": self.timing.to_json(),
             "published": self.published,
@@ -369,7 +366,7 @@ class InteractionBody:
 
 
 @dataclass(frozen=True, slots=True)
-class CassetteInteraction:
+class CassetteInteraction(IdentityMembers):
     """One recorded subagent call, chained to the previous physical line (FMT-10, FMT-15)."""
 
     sequence: int
@@ -402,11 +399,6 @@ class CassetteInteraction:
             local=self.local,
             outcome=self.outcome,
         )
-
-    @property
-    def group_key(self) -> tuple[str, str, str]:
-        """The parent-context/request group this interaction belongs to."""
-        return (self.parent_key, self.parent_context_fingerprint, self.request_fingerprint)
 
     def unhashed_json(self) -> dict[str, JsonValue]:
         """The record without `hash` (previousHash included): the value its hash covers."""

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self
 
-from cassette_canonical import canonical_json
 from returns.result import Failure, Success
 
 from cassette_format.chain import header_line, interaction_line, seal_interaction
@@ -38,40 +37,21 @@ from cassette_format.header import validate_header
 from cassette_format.lock import WriterLock, acquire_writer_lock
 from cassette_format.parse import read_cassette
 from cassette_format.partial import new_partial_path
+from cassette_format.policy import policy_changes
 from cassette_format.records import CassetteHeader, CassetteInteraction, InteractionBody
 
 __all__ = ["CassetteWriter", "WriteMode"]
 
 WriteMode = Literal["create", "truncate", "append"]
 
-_COMPARED = (
-    "provider.cassette",
-    "provider.upstream",
-    "provider.capabilities",
-    "provider.inheritsParentContext",
-    "requestStorage",
-    "redactSecrets",
-    "redactionPatterns",
-)
-
-
-def _policy_value(header: CassetteHeader, field: str) -> object:
-    document = header.to_json()
-    provider = document["provider"]
-    if field.startswith("provider.") and isinstance(provider, dict):
-        return provider[field.removeprefix("provider.")]
-    return document[field]
-
 
 def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader) -> None:
     """WRITE-4: the first differing policy field, compared as canonical text."""
-    for field in _COMPARED:
-        ours = canonical_json(_policy_value(existing, field))
-        theirs = canonical_json(_policy_value(requested, field))
-        if ours != theirs:
-            raise CassetteFormatError(
-                f"cannot append: existing header {field} differs from configured value"
-            )
+    changed = policy_changes(existing, requested)
+    if changed:
+        raise CassetteFormatError(
+            f"cannot append: existing header {changed[0]} differs from configured value"
+        )
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -4,6 +4,9 @@ Pure: no I/O and no clocks. Core steps return `returns` Results carrying a `Topo
 `TopologyError.to_exception()` gives the exception the edges raise.
 """
 
+from cassette_format.identity import CallGroup, CallIdentity
+from cassette_format.policy import PolicyField
+
 from cassette_topology.call_keys import (
     DEFAULT_LABEL,
     ROOT_KEY,
@@ -24,12 +27,10 @@ from cassette_topology.diagnostics import (
 )
 from cassette_topology.diff import (
     BoundaryChangedCall,
-    CallIdentity,
     CallSummary,
     CassetteDiff,
     ChangedCall,
     ComparisonIssue,
-    PolicyField,
     TimingDelta,
     diff_cassettes,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "ROOT_KEY",
     "SUBAGENT_ORIGIN",
     "BoundaryChangedCall",
+    "CallGroup",
     "CallIdentity",
     "CallSummary",
     "CassetteAmbiguityError",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeAlias
 
 from cassette_canonical import fingerprint
+from cassette_format.identity import CallGroup, CallIdentity
 from returns.result import Result
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
@@ -20,21 +21,17 @@ _LABEL_LIMIT: Final = 32
 _DIGEST_PREFIX_LENGTH: Final = len("sha256:")
 _IDENTITY_HEX_LENGTH: Final = 12
 
-GroupKey = tuple[str, str, str]
+#: The duplicate-group identity shared by every occurrence of one request under one parent.
+GroupKey: TypeAlias = CallGroup
+#: `group_key(parent_key, parent_context_fingerprint, request_fingerprint)` builds one.
+group_key: Final = CallGroup
 
 
 class RecordedIdentity(Protocol):
-    """The three facts that place a recorded interaction in its exact group (DIAG-2, TOPO-3)."""
+    """What places a recorded interaction in its exact group (DIAG-2, TOPO-3)."""
 
     @property
-    def parent_key(self) -> str: ...
-    @property
-    def parent_context_fingerprint(self) -> str: ...
-    @property
-    def request_fingerprint(self) -> str: ...
-
-
-"""(parentKey, parentContextFingerprint, requestFingerprint): one duplicate group."""
+    def identity(self) -> CallIdentity: ...
 
 
 def readable_label(label: str | None) -> str:
@@ -87,10 +84,3 @@ def call_key(
     return identity_hex(parent_context_fingerprint, request_fingerprint).map(
         lambda hex12: f"{parent_key}/{readable_label(label)}-{hex12}~{occurrence}"
     )
-
-
-def group_key(
-    parent_key: str, parent_context_fingerprint: str, request_fingerprint: str
-) -> GroupKey:
-    """The duplicate-group identity shared by every occurrence of one request under one parent."""
-    return (parent_key, parent_context_fingerprint, request_fingerprint)

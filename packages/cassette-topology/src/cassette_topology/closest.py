@@ -70,17 +70,20 @@ def _short(fingerprint: str) -> str:
 
 def _differences(diagnostic: MismatchDiagnostic, candidate: DiagnosticCandidate) -> list[str]:
     """Everything that separates the live call from one candidate, metadata first."""
-    actual = diagnostic.actual
-    found = list(metadata_differences(actual.request_metadata, candidate.request_metadata))
-    if candidate.request_fingerprint != actual.request_fingerprint and not found:
+    found = list(
+        metadata_differences(diagnostic.actual.request_metadata, candidate.request_metadata)
+    )
+    actual = diagnostic.actual.group
+    recorded = candidate.identity.group
+    if recorded.request_fingerprint != actual.request_fingerprint and not found:
         found.append("request fingerprint only (same sizes: text, options or order changed)")
-    if candidate.parent_context_fingerprint != actual.parent_context_fingerprint:
+    if recorded.parent_context_fingerprint != actual.parent_context_fingerprint:
         found.append(
-            f"parent context {_short(candidate.parent_context_fingerprint)}"
+            f"parent context {_short(recorded.parent_context_fingerprint)}"
             f"→{_short(actual.parent_context_fingerprint)}"
         )
-    if candidate.parent_key != actual.parent_key:
-        found.append(f'parent "{candidate.parent_key}"→"{actual.parent_key}"')
+    if recorded.parent_key != actual.parent_key:
+        found.append(f'parent "{recorded.parent_key}"→"{actual.parent_key}"')
     return found
 
 
@@ -105,9 +108,8 @@ def lead_line(diagnostic: MismatchDiagnostic) -> str:
     reason = diagnostic.reason
     closest = closest_call(diagnostic)
     if closest is None:
-        return (
-            f'{reason}: no recorded call to compare with (parent "{diagnostic.actual.parent_key}")'
-        )
+        parent = diagnostic.actual.group.parent_key
+        return f'{reason}: no recorded call to compare with (parent "{parent}")'
     candidate = closest.candidate
     head = f"{reason}: closest {candidate.call_key} ({candidate.state})"
     if reason == "group-exhausted":

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
 from cassette_canonical import canonical_json
+from cassette_format.identity import CallGroup, CallIdentity
 from cassette_format.records import RequestMetadata
 
 from cassette_topology.call_keys import RecordedIdentity
@@ -27,21 +28,14 @@ _SAMPLE_SIZE: Final = 3
 
 @dataclass(frozen=True, slots=True)
 class DiagnosticRequest:
-    """The live call's identity and metadata (DIAG-3 `actual`)."""
+    """The live call's group and metadata (DIAG-3 `actual`)."""
 
-    parent_key: str
-    parent_context_fingerprint: str
-    request_fingerprint: str
+    group: CallGroup
     request_metadata: RequestMetadata
 
     def as_document(self) -> dict[str, object]:
         """Plain data in the reference key order."""
-        return {
-            "parentKey": self.parent_key,
-            "parentContextFingerprint": self.parent_context_fingerprint,
-            "requestFingerprint": self.request_fingerprint,
-            "requestMetadata": self.request_metadata.to_json(),
-        }
+        return {**self.group.to_json(), "requestMetadata": self.request_metadata.to_json()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +48,7 @@ class DiagnosticCandidate:
 
     sequence: int
     call_key: str
-    parent_key: str
-    parent_context_fingerprint: str
-    occurrence: int
-    request_fingerprint: str
+    identity: CallIdentity
     request_metadata: RequestMetadata
     consumed: bool
     covered: bool = False
@@ -73,11 +64,7 @@ class DiagnosticCandidate:
         """Plain data in the reference key order (DIAG-3); `covered` appears only when true."""
         document: dict[str, object] = {
             "sequence": self.sequence,
-            "callKey": self.call_key,
-            "parentKey": self.parent_key,
-            "parentContextFingerprint": self.parent_context_fingerprint,
-            "occurrence": self.occurrence,
-            "requestFingerprint": self.request_fingerprint,
+            **self.identity.record_json(self.call_key),
             "requestMetadata": self.request_metadata.to_json(),
             "consumed": self.consumed,
         }
@@ -135,38 +122,35 @@ Diagnostic = MatchDiagnostic | MismatchDiagnostic
 T = TypeVar("T", bound=RecordedIdentity)
 
 
-def decide_reason(
-    parent_key: str,
-    parent_context_fingerprint: str,
-    request_fingerprint: str,
-    by_sequence: Sequence[T],
-) -> tuple[MismatchReason, list[T]]:
+def decide_reason(actual: CallGroup, by_sequence: Sequence[T]) -> tuple[MismatchReason, list[T]]:
     """DIAG-2: the first matching row wins; returns the reason and its candidates in order.
 
     `by_sequence` is every recorded interaction in sequence order.
     """
-    same_parent = [item for item in by_sequence if item.parent_key == parent_key]
-    exact = [
-        item
-        for item in same_parent
-        if item.parent_context_fingerprint == parent_context_fingerprint
-        and item.request_fingerprint == request_fingerprint
+    grouped = [(item, item.identity.group) for item in by_sequence]
+    same_parent = [
+        (item, group) for item, group in grouped if group.parent_key == actual.parent_key
     ]
+    exact = [item for item, group in same_parent if group == actual]
     if exact:
         return "group-exhausted", exact
     if not same_parent:
         return "parent-not-found", list(by_sequence)
-    same_request = [item for item in same_parent if item.request_fingerprint == request_fingerprint]
+    same_request = [
+        item
+        for item, group in same_parent
+        if group.request_fingerprint == actual.request_fingerprint
+    ]
     if same_request:
         return "parent-context-changed", same_request
     same_context = [
         item
-        for item in same_parent
-        if item.parent_context_fingerprint == parent_context_fingerprint
+        for item, group in same_parent
+        if group.parent_context_fingerprint == actual.parent_context_fingerprint
     ]
     if same_context:
         return "request-changed", same_context
-    return "parent-and-request-changed", same_parent
+    return "parent-and-request-changed", [item for item, _ in same_parent]
 
 
 def build_mismatch(
@@ -175,12 +159,7 @@ def build_mismatch(
     candidate_view: Callable[[T], DiagnosticCandidate],
 ) -> MismatchDiagnostic:
     """Decide the reason for a failed lookup and render its candidates through the allowlist."""
-    reason, chosen = decide_reason(
-        actual.parent_key,
-        actual.parent_context_fingerprint,
-        actual.request_fingerprint,
-        by_sequence,
-    )
+    reason, chosen = decide_reason(actual.group, by_sequence)
     return MismatchDiagnostic(reason, actual, tuple(candidate_view(item) for item in chosen))
 
 
@@ -195,8 +174,8 @@ def mismatch_message(diagnostic: MismatchDiagnostic) -> str:
 
     Each sampled key says `consumed`, `available` or, beneath a delivered call, `covered`.
     """
-    actual = diagnostic.actual
-    label = _quoted_label(actual.request_metadata.label)
+    actual = diagnostic.actual.group
+    label = _quoted_label(diagnostic.actual.request_metadata.label)
     sample = ", ".join(
         f"{candidate.call_key} ({candidate.state})"
         for candidate in diagnostic.candidates[:_SAMPLE_SIZE]

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from cassette_canonical import canonical_json, fingerprint, utf16_sort_key
+from cassette_canonical import fingerprint
 from cassette_format import CassetteFile, ambiguous_groups, classify_stop_reason
+from cassette_format.identity import CallIdentity
+from cassette_format.policy import PolicyField, policy_changes
 from cassette_format.records import CassetteInteraction, ResultOutcome
 
-PolicyField = Literal[
-    "provider.cassette",
-    "provider.upstream",
-    "provider.capabilities",
-    "provider.inheritsParentContext",
-    "requestStorage",
-    "redactSecrets",
-    "redactionPatterns",
-]
 ComparisonIssue = Literal[
     "expected-ambiguous-duplicate-groups",
     "actual-ambiguous-duplicate-groups",
@@ -26,16 +18,6 @@ ComparisonIssue = Literal[
 ]
 BoundaryField = Literal["published", "local"]
 
-#: DIFF-2: compared header fields, in reporting order, as paths into the on-disk header.
-_POLICY_PATHS: Final[tuple[tuple[PolicyField, tuple[str, ...]], ...]] = (
-    ("provider.cassette", ("provider", "cassette")),
-    ("provider.upstream", ("provider", "upstream")),
-    ("provider.capabilities", ("provider", "capabilities")),
-    ("provider.inheritsParentContext", ("provider", "inheritsParentContext")),
-    ("requestStorage", ("requestStorage",)),
-    ("redactSecrets", ("redactSecrets",)),
-    ("redactionPatterns", ("redactionPatterns",)),
-)
 #: Below this magnitude JavaScript prints an integral double without an exponent.
 _PLAIN_INTEGER_LIMIT: Final = 1e21
 
@@ -49,42 +31,6 @@ def _plain_number(value: object) -> Number:
     if isinstance(value, float) and value.is_integer() and abs(value) < _PLAIN_INTEGER_LIMIT:
         return int(value)
     return value
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _canonical_text(value: object) -> str | None:
-    return canonical_json(value).value_or(None)
-
-
-@dataclass(frozen=True, slots=True)
-class CallIdentity:
-    """DIFF-1: what makes two recorded calls the same call across cassettes."""
-
-    parent_key: str
-    parent_context_fingerprint: str
-    request_fingerprint: str
-    occurrence: int
-
-    def sort_key(self) -> tuple[bytes, bytes, bytes, int]:
-        """Strings by UTF-16 code units (as JS compares them), then occurrence numerically."""
-        return (
-            utf16_sort_key(self.parent_key),
-            utf16_sort_key(self.parent_context_fingerprint),
-            utf16_sort_key(self.request_fingerprint),
-            self.occurrence,
-        )
-
-    def as_document(self) -> dict[str, object]:
-        """Plain data in the reference key order."""
-        return {
-            "parentKey": self.parent_key,
-            "parentContextFingerprint": self.parent_context_fingerprint,
-            "requestFingerprint": self.request_fingerprint,
-            "occurrence": self.occurrence,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +49,17 @@ class CallSummary:
 
     def as_document(self) -> dict[str, object]:
         """Plain data in the reference key order (no start latency: that is timing's)."""
-        document = self.identity.as_document()
-        document["callKey"] = self.call_key
-        document["outcomeKind"] = self.outcome_kind
-        if self.stop_reason is not None:
-            document["stopReason"] = self.stop_reason
-        document["outcomeFingerprint"] = self.outcome_fingerprint
-        document["published"] = self.published
-        document["local"] = self.local
-        document["durationMs"] = self.duration_ms
-        return document
+        stop_reason = {} if self.stop_reason is None else {"stopReason": self.stop_reason}
+        return {
+            **self.identity.to_json(),
+            "callKey": self.call_key,
+            "outcomeKind": self.outcome_kind,
+            **stop_reason,
+            "outcomeFingerprint": self.outcome_fingerprint,
+            "published": self.published,
+            "local": self.local,
+            "durationMs": self.duration_ms,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,17 +116,18 @@ class TimingDelta:
         return _plain_number(float(self.actual_duration_ms) - float(self.expected_duration_ms))
 
     def as_document(self) -> dict[str, object]:
-        """Plain data in the reference key order."""
-        document = self.identity.as_document()
-        document["expectedCallKey"] = self.expected_call_key
-        document["actualCallKey"] = self.actual_call_key
-        document["expectedStartLatencyMs"] = self.expected_start_latency_ms
-        document["actualStartLatencyMs"] = self.actual_start_latency_ms
-        document["startLatencyDeltaMs"] = self.start_latency_delta_ms
-        document["expectedDurationMs"] = self.expected_duration_ms
-        document["actualDurationMs"] = self.actual_duration_ms
-        document["deltaMs"] = self.delta_ms
-        return document
+        """Plain data in the reference key order: call keys, start latency, then duration."""
+        return {
+            **self.identity.to_json(),
+            "expectedCallKey": self.expected_call_key,
+            "actualCallKey": self.actual_call_key,
+            "expectedStartLatencyMs": self.expected_start_latency_ms,
+            "actualStartLatencyMs": self.actual_start_latency_ms,
+            "startLatencyDeltaMs": self.start_latency_delta_ms,
+            "expectedDurationMs": self.expected_duration_ms,
+            "actualDurationMs": self.actual_duration_ms,
+            "deltaMs": self.delta_ms,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,12 +186,7 @@ class CassetteDiff:
 def _summarize(interaction: CassetteInteraction) -> CallSummary:
     outcome = interaction.outcome
     return CallSummary(
-        identity=CallIdentity(
-            parent_key=interaction.parent_key,
-            parent_context_fingerprint=interaction.parent_context_fingerprint,
-            request_fingerprint=interaction.request_fingerprint,
-            occurrence=interaction.occurrence,
-        ),
+        identity=interaction.identity,
         call_key=interaction.call_key,
         outcome_kind=outcome.kind,
         stop_reason=(
@@ -259,21 +202,6 @@ def _summarize(interaction: CassetteInteraction) -> CallSummary:
         duration_ms=_plain_number(interaction.timing.duration_ms),
         start_latency_ms=_plain_number(interaction.timing.start_latency_ms),
     )
-
-
-def _policy_changes(
-    expected: Mapping[str, object], actual: Mapping[str, object]
-) -> tuple[PolicyField, ...]:
-    changes: list[PolicyField] = []
-    for name, path in _POLICY_PATHS:
-        expected_value: object = expected
-        actual_value: object = actual
-        for step in path:
-            expected_value = _mapping(expected_value).get(step)
-            actual_value = _mapping(actual_value).get(step)
-        if _canonical_text(expected_value) != _canonical_text(actual_value):
-            changes.append(name)
-    return tuple(changes)
 
 
 def _sorted_summaries(interactions: tuple[CassetteInteraction, ...]) -> list[CallSummary]:
@@ -295,7 +223,7 @@ def diff_cassettes(expected: CassetteFile, actual: CassetteFile) -> CassetteDiff
     actual_records = actual.interactions
     expected_ambiguous = len(ambiguous_groups(expected))
     actual_ambiguous = len(ambiguous_groups(actual))
-    policy = _policy_changes(expected.header.to_json(), actual.header.to_json())
+    policy = policy_changes(expected.header, actual.header)
     issues: list[ComparisonIssue] = []
     if expected_ambiguous > 0:
         issues.append("expected-ambiguous-duplicate-groups")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from cassette_canonical import fingerprint
+from cassette_format.identity import CallGroup
 from returns.result import Result
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
@@ -53,6 +54,10 @@ class LiveCall:
             return self.shown_label
         label = self.request.get("label")
         return label if isinstance(label, str) else None
+
+    def group_under(self, parent_key: str) -> CallGroup:
+        """This call's parent-context/request group once its parent's key is resolved."""
+        return CallGroup(parent_key, self.parent_context_fingerprint, self.request_fingerprint)
 
 
 def parent_context_fingerprint(parent_context: object) -> Result[str, TopologyError]:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from cassette_format import CassetteFile, ambiguous_groups
+from cassette_format.identity import CallGroup
 from cassette_format.records import CassetteInteraction, ResultOutcome
 from returns.result import Failure, Result, Success
 
-from cassette_topology.call_keys import GroupKey, group_key
 from cassette_topology.diagnostics import (
     DiagnosticCandidate,
     DiagnosticRequest,
@@ -40,7 +40,7 @@ class MatcherState:
     """A frozen copy of what matching changes: topology, group heads, consumed and covered keys."""
 
     topology: TopologySnapshot
-    group_heads: tuple[tuple[GroupKey, int], ...]
+    group_heads: tuple[tuple[CallGroup, int], ...]
     consumed: frozenset[str]
     covered: frozenset[str] = frozenset()
 
@@ -76,14 +76,6 @@ def _invalid_options(
     return None
 
 
-def _group_of(interaction: CassetteInteraction) -> GroupKey:
-    return group_key(
-        interaction.parent_key,
-        interaction.parent_context_fingerprint,
-        interaction.request_fingerprint,
-    )
-
-
 class InteractionMatcher:
     """Matches live calls to recorded interactions by parent key + both fingerprints (MATCH-*).
 
@@ -116,12 +108,12 @@ class InteractionMatcher:
         """Index interactions as given (file order); use `build` to validate a cassette first."""
         self._physical: tuple[CassetteInteraction, ...] = tuple(physical)
         self._by_sequence = tuple(sorted(self._physical, key=lambda item: item.sequence))
-        groups: dict[GroupKey, list[CassetteInteraction]] = {}
+        groups: dict[CallGroup, list[CassetteInteraction]] = {}
         for item in self._by_sequence:
-            groups.setdefault(_group_of(item), []).append(item)
+            groups.setdefault(item.group_key, []).append(item)
         # One dict probe per match: the group holds its own replay cursor, and an
         # interaction is consumed exactly when its index is below that cursor.
-        self._groups: dict[GroupKey, _Group] = {
+        self._groups: dict[CallGroup, _Group] = {
             key: _Group(tuple(sorted(members, key=lambda item: item.occurrence)))
             for key, members in groups.items()
         }
@@ -198,16 +190,14 @@ class InteractionMatcher:
             lambda parent_key: self._consume(parent_key, call)
         )
 
-    def _head(self, key: GroupKey) -> CassetteInteraction | None:
+    def _head(self, key: CallGroup) -> CassetteInteraction | None:
         group = self._groups.get(key)
         return None if group is None else group.head()
 
     def _consume(
         self, parent_key: str, call: LiveCall
     ) -> Result[CassetteInteraction, TopologyError]:
-        group = self._groups.get(
-            group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
-        )
+        group = self._groups.get(call.group_under(parent_key))
         head = None if group is None else group.head()
         if group is None or head is None:
             return self._mismatch(parent_key, call).bind(_mismatch_failure)
@@ -241,8 +231,7 @@ class InteractionMatcher:
     def _diagnose_under(
         self, parent_key: str, call: LiveCall
     ) -> Result[MatchDiagnostic | MismatchDiagnostic, TopologyError]:
-        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
-        head = self._head(group)
+        head = self._head(call.group_under(parent_key))
         if head is None:
             return self._mismatch(parent_key, call)
         return self._actual(parent_key, call).map(
@@ -251,9 +240,7 @@ class InteractionMatcher:
 
     def _actual(self, parent_key: str, call: LiveCall) -> Result[DiagnosticRequest, TopologyError]:
         return request_metadata(call.request).map(
-            lambda metadata: DiagnosticRequest(
-                parent_key, call.parent_context_fingerprint, call.request_fingerprint, metadata
-            )
+            lambda metadata: DiagnosticRequest(call.group_under(parent_key), metadata)
         )
 
     def _mismatch(
@@ -268,10 +255,7 @@ class InteractionMatcher:
         return DiagnosticCandidate(
             sequence=item.sequence,
             call_key=item.call_key,
-            parent_key=item.parent_key,
-            parent_context_fingerprint=item.parent_context_fingerprint,
-            occurrence=item.occurrence,
-            request_fingerprint=item.request_fingerprint,
+            identity=item.identity,
             request_metadata=stored_request_metadata(item.request),
             consumed=self.is_consumed(item.call_key),
             covered=self.is_covered(item.call_key),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from cassette_canonical import canonical_json
 from cassette_format.records import (
@@ -34,18 +35,12 @@ def project_tool_filter(value: object) -> ToolFilter | None:
 
 
 def project_metadata(metadata: RequestMetadata) -> RequestMetadata:
-    """Rebuild a metadata view from exactly the DIAG-4 allowlist, field by field."""
-    return RequestMetadata(
-        label=metadata.label,
-        prompt_blocks=metadata.prompt_blocks,
-        prompt_bytes=metadata.prompt_bytes,
-        has_output_schema=metadata.has_output_schema,
-        max_depth=metadata.max_depth,
-        child_provider=metadata.child_provider,
-        child_model=metadata.child_model,
-        tool_filter=project_tool_filter(metadata.tool_filter),
-        has_persona=metadata.has_persona,
-    )
+    """A stored metadata view through the DIAG-4 allowlist: only its tool filter needs projecting.
+
+    `RequestMetadata`'s fields are the allowlist (NORM-5); of the tool filter, DIAG-4 keeps
+    only the sides that are string arrays.
+    """
+    return replace(metadata, tool_filter=project_tool_filter(metadata.tool_filter))
 
 
 def _integer(value: object) -> int | None:

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Protocol
 
+from cassette_format.identity import CallGroup
 from returns.result import Failure, Result, Success
 
-from cassette_topology.call_keys import ROOT_KEY, GroupKey, RecordedIdentity, call_key, group_key
+from cassette_topology.call_keys import ROOT_KEY, RecordedIdentity, call_key
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, TopologyError
 from cassette_topology.live import LiveCall, LiveParent, live_call
-
-
-class GroupMember(RecordedIdentity, Protocol):
-    """What seeding needs of a recorded interaction: its group and occurrence."""
-
-    @property
-    def occurrence(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +29,7 @@ class TopologySnapshot:
     """A frozen copy of tracker state, for comparing before and after a step."""
 
     parent_keys: tuple[tuple[str, str], ...]
-    occurrences: tuple[tuple[GroupKey, int], ...]
+    occurrences: tuple[tuple[CallGroup, int], ...]
     root_id: str | None
 
 
@@ -76,19 +69,18 @@ class TopologyTracker:
 
     __slots__ = ("_occurrences", "_parent_keys", "_root_id")
 
-    def __init__(self, existing: Iterable[GroupMember] = ()) -> None:
+    def __init__(self, existing: Iterable[RecordedIdentity] = ()) -> None:
         """Start empty, or seeded with each group's highest recorded occurrence (append mode).
 
         The root id is never seeded, so a new root in an appended recording maps to `root`.
         """
         self._parent_keys: dict[str, str] = {}
-        self._occurrences: dict[GroupKey, int] = {}
+        self._occurrences: dict[CallGroup, int] = {}
         self._root_id: str | None = None
         for member in existing:
-            group = group_key(
-                member.parent_key, member.parent_context_fingerprint, member.request_fingerprint
-            )
-            self._occurrences[group] = max(self._occurrences.get(group, 0), member.occurrence)
+            identity = member.identity
+            seen = self._occurrences.get(identity.group, 0)
+            self._occurrences[identity.group] = max(seen, identity.occurrence)
 
     def peek_parent_key(self, parent: LiveParent) -> Result[str, TopologyError]:
         """Resolve a live parent's key without committing anything (TOPO-2)."""
@@ -121,7 +113,7 @@ class TopologyTracker:
     def _reserve_under(
         self, parent_key: str, call: LiveCall
     ) -> Result[ReservedCall, TopologyError]:
-        group = group_key(parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        group = call.group_under(parent_key)
         occurrence = self._occurrences.get(group, 0) + 1
         return call_key(
             parent_key,
@@ -132,7 +124,7 @@ class TopologyTracker:
         ).map(lambda key: self._commit_reservation(parent_key, group, occurrence, key, call))
 
     def _commit_reservation(
-        self, parent_key: str, group: GroupKey, occurrence: int, key: str, call: LiveCall
+        self, parent_key: str, group: CallGroup, occurrence: int, key: str, call: LiveCall
     ) -> ReservedCall:
         # Only plain assignments from here on: nothing below can fail half-way.
         self.remember_parent(call.parent, parent_key)

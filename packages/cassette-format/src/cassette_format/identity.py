@@ -1,0 +1,95 @@
+"""Which recorded call a record is: its parent-context/request group and its occurrence.
+
+One value for every place that groups, compares or shows calls: the loader's duplicate
+checks (FMT-16, FMT-17, FMT-19), topology's occurrence counters and matcher index (TOPO-1,
+TOPO-3, MATCH-1), mismatch diagnostics (DIAG-2, DIAG-3) and cassette diff (DIFF-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from cassette_canonical import utf16_sort_key
+
+if TYPE_CHECKING:
+    from cassette_canonical import JsonValue
+
+__all__ = ["CallGroup", "CallIdentity", "IdentityMembers"]
+
+
+class CallGroup(NamedTuple):
+    """Every occurrence of one request under one parent context (FMT-16's group).
+
+    A tuple, so it is the dict key itself and equals the plain triple the reference NUL-joins.
+    """
+
+    parent_key: str
+    parent_context_fingerprint: str
+    request_fingerprint: str
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The three members in the reference order (DIAG-3 `actual`)."""
+        return {
+            "parentKey": self.parent_key,
+            "parentContextFingerprint": self.parent_context_fingerprint,
+            "requestFingerprint": self.request_fingerprint,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CallIdentity:
+    """One recorded call: its group and its 1-based occurrence within it (DIFF-1)."""
+
+    group: CallGroup
+    occurrence: int
+
+    def sort_key(self) -> tuple[bytes, bytes, bytes, int]:
+        """DIFF-1 order: the strings by UTF-16 code units (as JS compares), then occurrence."""
+        return (
+            utf16_sort_key(self.group.parent_key),
+            utf16_sort_key(self.group.parent_context_fingerprint),
+            utf16_sort_key(self.group.request_fingerprint),
+            self.occurrence,
+        )
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The group's members, then `occurrence` (DIFF-5 call documents)."""
+        document = self.group.to_json()
+        document["occurrence"] = self.occurrence
+        return document
+
+    def record_json(self, call_key: str) -> dict[str, JsonValue]:
+        """The identity members as a record line orders them, call key first (FMT-10, DIAG-3)."""
+        return {
+            "callKey": call_key,
+            "parentKey": self.group.parent_key,
+            "parentContextFingerprint": self.group.parent_context_fingerprint,
+            "occurrence": self.occurrence,
+            "requestFingerprint": self.group.request_fingerprint,
+        }
+
+
+class IdentityMembers:
+    """The identity members of an interaction line and the values built from them (FMT-10).
+
+    A base for the record classes, which declare these members as their own fields.
+    """
+
+    __slots__ = ()
+
+    call_key: str
+    parent_key: str
+    parent_context_fingerprint: str
+    occurrence: int
+    request_fingerprint: str
+
+    @property
+    def group_key(self) -> CallGroup:
+        """The parent-context/request group this interaction belongs to (FMT-16)."""
+        return CallGroup(self.parent_key, self.parent_context_fingerprint, self.request_fingerprint)
+
+    @property
+    def identity(self) -> CallIdentity:
+        """Which recorded call this is: its group and occurrence (DIFF-1)."""
+        return CallIdentity(self.group_key, self.occurrence)
