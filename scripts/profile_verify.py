@@ -27,7 +27,7 @@ GENERATOR = ROOT.parent / "shared" / "bench" / "gen_cassette.py"
 WORKLOAD = """
 import hashlib, sys
 import orjson
-import cassette_canonical, cassette_format._strict_json, cassette_format.build
+import cassette_canonical.parse, cassette_format.build
 from cassette_format import verify_file
 from cassette_format.verify import summary_of
 mode, path = sys.argv[1], sys.argv[2]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
+import orjson
 import pytest
-from cassette_canonical import canonical_json, fast_path, fingerprint
+from cassette_canonical import canonical_json, fast_path, fingerprint, is_canonical_text
 from cassette_canonical.fast_path import fast_canonical
 from cassette_canonical.serialize import serialize_exact
 from hypothesis import given
+from hypothesis import strategies as st
 from support.strategies import json_values, non_json_leaves
 
 ALL_ENCODERS = fast_path.ENCODERS
@@ -112,3 +115,71 @@ def test_fast_path_takes_plain_records(value: Any, text: str) -> None:
             assert fast_canonical(value) == text.encode("utf-8")
             assert canonical_json(value).unwrap() == text
     assert serialize_exact(value).unwrap() == text
+
+
+_TRICKY_NUMBERS = st.sampled_from(
+    [1e16, 1e20, 1e21, 1e-6, 1.5e-6, 1e-7, 1e-5, 100.0, 2.0**53, 2**53, 2**53 - 1, 1e300, 0.1]
+)
+
+
+def _layouts(value: Any) -> list[bytes]:
+    """Texts of ``value`` a writer might have produced, canonical or not."""
+    texts = [
+        json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
+    ]
+    for option in (None, orjson.OPT_SORT_KEYS):
+        with suppress(orjson.JSONEncodeError):  # lone surrogates, ints beyond 64 bits
+            texts.append(orjson.dumps(value, option=option))
+    exact: str | None = serialize_exact(value).value_or(None)
+    return texts if exact is None else [*texts, exact.encode("utf-8")]
+
+
+@given(st.one_of(json_values(max_leaves=30), st.lists(_TRICKY_NUMBERS, max_size=3)))
+def test_canonical_text_check_is_sound(value: Any) -> None:  # CANON-1..7, FMT-4
+    # True only for the value's exact canonical bytes; the canonical text itself passes
+    # unless it holds one of the constructs the byte scans cannot tell apart.
+    for raw in _layouts(value):
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:  # lone surrogates, ints beyond 64 bits
+            continue
+        if is_canonical_text(raw, parsed):
+            assert raw == serialize_exact(parsed).unwrap().encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":1,"a":1}',
+        b'{"a": 1}',
+        b'{"b":1,"a":2}',
+        b'{"\xef\xbf\xbf":1,"\xf0\x9f\x98\x80":2}',  # U+FFFF before U+1F600: code-point order
+        b"[1.0]",
+        b"[100.0]",
+        b"[1e+16]",
+        b"[1e-6]",
+        b"[1.5e-6]",
+        b"[9007199254740993]",
+        b'["\\u0061"]',
+        b"[1E2]",
+        b"0.0",  # a top-level number ends at the end of the text, not at a delimiter
+        b"1e-6",
+        b"1e+16",
+    ],
+)
+def test_canonical_text_check_declines_other_texts(text: bytes) -> None:
+    assert not is_canonical_text(text, orjson.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":[1,2.5,"x"],"b":null}',
+        b'{"\xf0\x9f\x98\x80":2,"\xef\xbf\xbf":1}',  # UTF-16 order: the surrogate sorts first
+        b"[1e+21,0.00001,1e-7,0.1]",
+    ],
+)
+def test_canonical_text_check_takes_canonical_texts(text: bytes) -> None:
+    assert is_canonical_text(text, orjson.loads(text))

@@ -1,18 +1,14 @@
-"""SHA-256 fingerprints of canonical JSON (CANON-8) and the digest shape check."""
+"""SHA-256 fingerprints of canonical JSON (CANON-8)."""
 
 from __future__ import annotations
 
 import hashlib
-import re
-from typing import Final
 
 from returns.result import Result, Success
 
 from cassette_canonical.errors import CanonicalError
 from cassette_canonical.fast_path import fast_canonical
 from cassette_canonical.serialize import serialize_exact
-
-_DIGEST: Final = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def canonical_json(value: object) -> Result[str, CanonicalError]:
@@ -34,8 +30,3 @@ def fingerprint(value: object) -> Result[str, CanonicalError]:
 def _digest_of_text(text: str) -> str:
     """Digest of a canonical text (which never holds surrogates)."""
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def is_digest(s: object) -> bool:
-    """Whether ``s`` is a lowercase ``sha256:`` digest string, the whole string (CANON-8)."""
-    return type(s) is str and _DIGEST.fullmatch(s) is not None

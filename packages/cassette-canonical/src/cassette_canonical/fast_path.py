@@ -10,6 +10,11 @@ above U+D800), number text
 for NaN) and lone surrogates (both refuse to UTF-8-encode them). The type, key and number
 conditions are checked by one walk over the containers; any doubt returns None and the
 exact path decides.
+
+``is_canonical_text`` answers the reverse question for bytes orjson has just parsed (a
+cassette line): are they already the value's canonical JSON? orjson re-serializes the
+value and scans of the bytes rule out the few constructs where its text differs from
+JavaScript's, so no walk over the value is needed.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from cassette_canonical.parse import C_RECURSION_SAFE
+import orjson
+
+from cassette_canonical.limits import C_RECURSION_SAFE
+from cassette_canonical.strings import utf16_sort_key
 
 _JSON_ENCODE: Final = json.JSONEncoder(
     ensure_ascii=False,
@@ -39,11 +47,7 @@ def _json_bytes(value: object) -> bytes:
 
 
 def _load_encoders() -> tuple[Callable[[object], bytes], ...]:
-    """orjson first when it is importable (several times faster), the stdlib encoder always."""
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - depends on the environment
-        return (_json_bytes,)
+    """orjson first (several times faster), the stdlib encoder for what orjson refuses."""
     options = (
         orjson.OPT_SORT_KEYS
         | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -122,3 +126,79 @@ def _plain_numbers(children: Iterable[object]) -> bool:
         ):
             return False
     return True
+
+
+# Where orjson's number text differs from JavaScript's: exponents +16..+20 (orjson writes
+# `1e+16` where JS writes 10000000000000000; from e+21 on both agree), exponent -6
+# (`1e-6` for JS `0.000001`), integral floats (`100.0`, `-0.0`); ints beyond 2^53 (D-1)
+# make orjson's OPT_STRICT_INTEGER refuse to serialize. Matches inside strings only cost
+# a trip through the exact path. A number ends at a delimiter or, for a top-level
+# number, at the end of the text.
+_INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?:[,}\]]|\Z)")
+# Searched as `-6` plus a delimiter, then checked for the `e` before it: `e` is so common
+# in text that a search starting from it costs twice as much.
+_MINUS_SIX: Final = re.compile(rb"-6(?:[,}\]]|\Z)")
+_EXPONENT_PLAIN_IN_JS: Final = re.compile(rb"e\+(?:1[6-9]|20)(?:[,}\]]|\Z)")
+# Supplementary characters (lead bytes F0-F4) next to U+E000-U+FFFF (EE, EF): UTF-16 and
+# code-point key orders differ only when both occur.
+_ASTRAL_LEADS: Final = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+_STRICT: Final = orjson.OPT_STRICT_INTEGER
+_SORTED: Final = orjson.OPT_SORT_KEYS | _STRICT
+
+
+def is_canonical_text(raw: bytes, value: object) -> bool:
+    """Whether ``raw``, the bytes ``orjson.loads`` turned into ``value``, are its canonical JSON.
+
+    True also proves the text had no duplicate members, no layout slack and only canonical
+    numbers (CANON-1..7), since re-serializing the value gave the very same bytes.
+    """
+    # Only a supplementary character beside one in U+E000-U+FFFF can order keys differently
+    # in UTF-16 units than orjson's code-point sort; then the keys are ordered explicitly.
+    mixed = (b"\xee" in raw or b"\xef" in raw) and any(lead in raw for lead in _ASTRAL_LEADS)
+    try:
+        text = (
+            orjson.dumps(_utf16_ordered(value), option=_STRICT)
+            if mixed
+            else orjson.dumps(value, option=_SORTED)
+        )
+    except orjson.JSONEncodeError:
+        return False
+    if text != raw:
+        return False
+    if b"+" in raw and _EXPONENT_PLAIN_IN_JS.search(raw):
+        return False
+    return _INTEGRAL_FLOAT.search(raw) is None and not _has_exponent_minus_six(raw)
+
+
+def _has_exponent_minus_six(raw: bytes) -> bool:
+    """Whether an ``e-6`` exponent ends a number somewhere in the text."""
+    hit = _MINUS_SIX.search(raw)
+    while hit is not None:
+        if raw[hit.start() - 1 : hit.start()] == b"e":
+            return True
+        hit = _MINUS_SIX.search(raw, hit.end() - 1)
+    return False
+
+
+def _utf16_ordered(value: object) -> object:
+    """A copy whose dicts insert keys in UTF-16 code-unit order (CANON-3), iteratively."""
+    root: list[object] = [None]
+    pending: list[tuple[object, list[object] | dict[str, object], int | str]] = [(value, root, 0)]
+    while pending:
+        item, parent, slot = pending.pop()
+        copy: object = item
+        if type(item) is dict:
+            ordered: dict[str, object] = {}
+            for key in sorted(item, key=utf16_sort_key):
+                ordered[key] = None
+                pending.append((item[key], ordered, key))
+            copy = ordered
+        elif type(item) is list:
+            items: list[object] = [None] * len(item)
+            pending.extend((element, items, i) for i, element in enumerate(item))
+            copy = items
+        if isinstance(parent, dict) and isinstance(slot, str):  # noqa: SIM114 - two narrowings
+            parent[slot] = copy
+        elif isinstance(parent, list) and isinstance(slot, int):
+            parent[slot] = copy
+    return root[0]

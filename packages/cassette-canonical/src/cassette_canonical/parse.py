@@ -1,8 +1,11 @@
-"""Strict RFC 8259 JSON text to Python values, with D-1 numbers and located errors.
+"""Strict RFC 8259 JSON text to Python values, with located errors, in two number modes.
 
-The C ``json`` decoder does the common case; whenever it refuses (syntax, depth, a
-duplicate member, a lossy number, raw surrogates in the text) the exact iterative parser
-below runs and gives the definitive answer, so both paths accept exactly the same texts.
+``parse_json`` holds numbers to D-1 (negative zero and overflow are errors);
+``parse_js_json`` reads them as the reference's ``JSON.parse`` does (``-0`` stays -0.0,
+overflow becomes an infinity) and still flags duplicate members (FMT-4/5). The C ``json``
+decoder does the common case; whenever it refuses (syntax, depth, a duplicate member, a
+lossy number, raw surrogates in the text) the exact iterative parser below runs and gives
+the definitive answer, so both paths accept exactly the same texts.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import math
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from json import decoder
 from typing import Final
 
@@ -28,6 +32,7 @@ from cassette_canonical.errors import (
 )
 from cassette_canonical.json_path import json_path
 from cassette_canonical.json_value import JsonValue
+from cassette_canonical.limits import C_RECURSION_SAFE
 from cassette_canonical.strings import has_surrogate, join_surrogate_pairs
 
 #: json.decoder's string scanner (C when present): public, unlike `_json`; typeshed omits it.
@@ -39,11 +44,6 @@ _LITERALS: Final[dict[str, JsonValue]] = {"true": True, "false": False, "null": 
 _BOM_MESSAGE: Final = "JSON text starts with a byte order mark"
 _SAFE_INT_TOKEN_LEN: Final = 15  # 15 digits never exceed 2**53, so int(token) is the double
 
-
-# The C decoder and encoder recurse on the C stack, guarded only by the interpreter's
-# recursion limit; above this limit a deep document could overflow the C stack instead of
-# raising RecursionError, so the iterative paths take over.
-C_RECURSION_SAFE: Final = 5000
 
 _STRING_PROBLEMS: Final = (
     ("invalid control character", "raw control character in a string"),
@@ -75,20 +75,36 @@ def float_token(token: str) -> float | None:
     return double
 
 
-def _hook_int(token: str) -> int:
-    """C-decoder hook: D-1 integer, or refuse."""
+def js_int_token(token: str) -> int | float:
+    """JSON.parse's value of an integer token: the double's exact int, or -0.0 / an infinity."""
     value = int_token(token)
-    if value is None:
-        raise _Refused(token)
-    return value
+    return float(token) if value is None else value
 
 
-def _hook_float(token: str) -> float:
-    """C-decoder hook: D-1 double, or refuse."""
-    value = float_token(token)
-    if value is None:
-        raise _Refused(token)
-    return value
+@dataclass(frozen=True, slots=True)
+class NumberMode:
+    """How number tokens become values; None means the token is not lossless (D-1)."""
+
+    integer: Callable[[str], int | float | None]
+    fraction: Callable[[str], float | None]
+
+
+#: D-1: a token must denote a double exactly as canonical JSON can write it back.
+LOSSLESS: Final = NumberMode(int_token, float_token)
+#: The reference's JSON.parse: every token is the nearest double, -0 and infinities included.
+JS_NUMBERS: Final = NumberMode(js_int_token, float)
+
+
+def _refusing(read: Callable[[str], int | float | None]) -> Callable[[str], int | float]:
+    """A C-decoder number hook that hands a lossy token to the exact parser."""
+
+    def hook(token: str) -> int | float:
+        value = read(token)
+        if value is None:
+            raise _Refused(token)
+        return value
+
+    return hook
 
 
 def _hook_constant(token: str) -> object:
@@ -104,13 +120,19 @@ def _hook_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return members
 
 
-_DECODER: Final = json.JSONDecoder(
-    parse_int=_hook_int,
-    parse_float=_hook_float,
-    parse_constant=_hook_constant,
-    object_pairs_hook=_hook_object,
-    strict=True,
-)
+def _decoder(numbers: NumberMode) -> json.JSONDecoder:
+    """The C decoder with hooks that refuse everything the exact parser must judge."""
+    return json.JSONDecoder(
+        parse_int=_refusing(numbers.integer),
+        parse_float=_refusing(numbers.fraction),
+        parse_constant=_hook_constant,
+        object_pairs_hook=_hook_object,
+        strict=True,
+    )
+
+
+_LOSSLESS_DECODER: Final = _decoder(LOSSLESS)
+_JS_DECODER: Final = _decoder(JS_NUMBERS)
 
 
 def parse_json(text: str | bytes | bytearray | memoryview) -> Result[JsonValue, CanonicalError]:
@@ -123,16 +145,32 @@ def parse_json(text: str | bytes | bytearray | memoryview) -> Result[JsonValue, 
     elif not isinstance(text, str):
         kind = type(text).__name__  # type: ignore[unreachable]  # untyped callers
         return Failure(CanonicalError(NOT_JSON_VALUE, f"cannot parse JSON from {kind}"))
+    return _parse_text(text, LOSSLESS, _LOSSLESS_DECODER)
+
+
+def parse_js_json(text: str) -> Result[JsonValue, CanonicalError]:
+    """Parse as the reference's JSON.parse (FMT-4), also refusing duplicate members (FMT-5).
+
+    Numbers are the nearest doubles (``-0`` is -0.0, overflow an infinity, D-1 judges them
+    later); a syntax error anywhere wins over a duplicate member, as in the reference.
+    """
+    return _parse_text(text, JS_NUMBERS, _JS_DECODER)
+
+
+def _parse_text(
+    text: str, numbers: NumberMode, fast: json.JSONDecoder
+) -> Result[JsonValue, CanonicalError]:
+    """The C decoder (built for ``numbers``) when it vouches for the text, else the exact one."""
     if text.startswith("\ufeff"):
         return Failure(CanonicalError(JSON_BOM, _BOM_MESSAGE, None, 1, 1))
     if not has_surrogate(text) and sys.getrecursionlimit() <= C_RECURSION_SAFE:
         try:
-            value: JsonValue = _DECODER.decode(text)
+            value: JsonValue = fast.decode(text)
         except (ValueError, RecursionError):
             pass
         else:
             return Success(value)
-    return parse_exact(text)
+    return parse_exact(text, numbers)
 
 
 def _decode_utf8(data: bytes) -> str | CanonicalError:
@@ -175,11 +213,12 @@ class _Syntax(Exception):
 Container = dict[str, JsonValue] | list[JsonValue]
 
 
-def parse_exact(text: str) -> Result[JsonValue, CanonicalError]:
+def parse_exact(text: str, numbers: NumberMode = LOSSLESS) -> Result[JsonValue, CanonicalError]:
     """The iterative strict parser: definitive verdicts and locations for every text."""
     containers: list[Container] = []
     keys: list[str] = []  # pending member name per open container ("" for arrays)
     deferred: list[CanonicalError] = []  # first duplicate / lossy number; syntax wins over it
+    state = (containers, keys, deferred)
     join_pairs = has_surrogate(text)
     end = len(text)
     pos = 0
@@ -207,7 +246,7 @@ def parse_exact(text: str) -> Result[JsonValue, CanonicalError]:
                     keys.append("")
                     continue
             elif char and char in "-0123456789":
-                value, pos = _number(text, pos, containers, keys, deferred)
+                value, pos = _number(text, pos, numbers, state)
             else:
                 value, pos = _literal(text, pos)
             while True:
@@ -284,20 +323,20 @@ def _member_name(text: str, pos: int, join_pairs: bool) -> tuple[str, int]:
 def _number(
     text: str,
     pos: int,
-    containers: list[Container],
-    keys: list[str],
-    deferred: list[CanonicalError],
+    numbers: NumberMode,
+    state: tuple[list[Container], list[str], list[CanonicalError]],
 ) -> tuple[JsonValue, int]:
-    """Read a number token as D-1 prescribes; a lossy token is a deferred error."""
+    """Read a number token in the given mode; a lossy token is a deferred error."""
     match = _NUMBER.match(text, pos)
     if match is None:
         raise _Syntax("invalid number", pos)
     token = match.group()
     value: int | float | None
     if match.group(1) is None and match.group(2) is None:
-        value = int_token(token)
+        value = numbers.integer(token)
     else:
-        value = float_token(token)
+        value = numbers.fraction(token)
+    containers, keys, deferred = state
     if value is None:
         if not deferred:
             line, column = _line_column(text, pos)

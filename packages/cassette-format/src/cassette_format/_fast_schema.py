@@ -11,7 +11,8 @@ failure in the reference's order or accept the unusual-but-valid record. The inv
 from __future__ import annotations
 
 import math
-import re
+
+from cassette_canonical import is_digest
 
 from cassette_format._created_at import valid_created_at
 from cassette_format._fields import (
@@ -34,7 +35,6 @@ __all__ = ["header_fits", "interaction_fits"]
 
 _MAX_SAFE = 2**53 - 1
 _INF = math.inf
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
 
 
 def _count(value: object) -> bool:
@@ -171,10 +171,6 @@ def _outcome_fits(outcome: object, published: bool) -> bool:
     )
 
 
-def _digest_fits(value: object) -> bool:
-    return type(value) is str and _DIGEST(value) is not None
-
-
 def interaction_fits(value: object, previous_hash: str) -> bool:
     """True when `value` plainly satisfies FMT-10 rules 1-9 after `previous_hash`."""
     if type(value) is not dict or value.keys() != INTERACTION_FIELDS:
@@ -202,10 +198,10 @@ def interaction_fits(value: object, previous_hash: str) -> bool:
     ):
         return False
     return (
-        _digest_fits(value["parentContextFingerprint"])
-        and _digest_fits(value["requestFingerprint"])
-        and _digest_fits(value["previousHash"])
-        and _digest_fits(value["hash"])
+        is_digest(value["parentContextFingerprint"])
+        and is_digest(value["requestFingerprint"])
+        and is_digest(value["previousHash"])
+        and is_digest(value["hash"])
         and _request_fits(value["request"])
         and _timing_fits(value["timing"])
         and _outcome_fits(value["outcome"], published)
@@ -254,5 +250,5 @@ def header_fits(value: object) -> bool:
         and value["requestStorage"] in ("metadata", "full")
         and type(value["redactSecrets"]) is bool
         and _names(value["redactionPatterns"])
-        and _digest_fits(value["hash"])
+        and is_digest(value["hash"])
     )

@@ -8,10 +8,10 @@ the first failure wins. The path is taken as (base, suffix) and joined only on f
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
+from cassette_canonical import is_digest
 from returns.result import Failure, Result, Success
 
 from cassette_format._js import first_unknown_key
@@ -43,7 +43,6 @@ __all__ = [
 
 MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_SAFE = MAX_SAFE_INTEGER
-_DIGEST_MATCH = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
 
 Checked = Result[None, CassetteFormatError]
 JsonObject = Mapping[str, "JsonValue"]
@@ -60,9 +59,8 @@ def holds(condition: bool, message: str, path: str | None = None) -> Checked:
     return PASSED if condition else fails(message, path)
 
 
-def is_digest_text(value: object) -> bool:
-    """A whole-string `sha256:<64 lowercase hex>` (CANON-8)."""
-    return isinstance(value, str) and _DIGEST_MATCH(value) is not None
+#: A whole-string `sha256:<64 lowercase hex>` (CANON-8); the shape is canonical's.
+is_digest_text = is_digest
 
 
 def is_number(value: object) -> bool:
@@ -110,7 +108,7 @@ def non_empty_string(
 
 def digest(value: object, base: str, suffix: str = "") -> Result[str, CassetteFormatError]:
     """T-dig: `sha256:` and 64 lowercase hex digits."""
-    if isinstance(value, str) and _DIGEST_MATCH(value) is not None:
+    if isinstance(value, str) and is_digest(value):
         return Success(value)
     message = f"{base}{suffix} must be a lowercase SHA-256 digest"
     return Failure(CassetteFormatError(message, path=base + suffix))
