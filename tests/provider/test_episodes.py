@@ -23,6 +23,7 @@ from cassette_provider import (
 )
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.replay.episodes import install_episodes, is_miss
+from cassette_topology.exceptions import CassetteMismatchError
 
 
 class Upstream:
@@ -129,6 +130,15 @@ def test_replay_only_remembers_a_mismatch_the_harness_swallowed(tmp_path: Path) 
         return upstream.calls, is_miss(miss)
 
     assert asyncio.run(scenario()) == (0, True)
+
+
+def test_only_a_mismatch_with_its_diagnostic_is_a_miss() -> None:
+    class LookAlike(Exception):
+        code = "CASSETTE_MISMATCH"
+        diagnostic = object()
+
+    assert not is_miss(CassetteMismatchError("2 interactions were not consumed"))
+    assert not is_miss(LookAlike())
 
 
 def test_one_provider_name_and_a_free_slot_are_required(tmp_path: Path) -> None:

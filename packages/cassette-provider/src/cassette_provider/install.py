@@ -7,10 +7,10 @@ import math
 import os
 import uuid
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Literal, Self
+from typing import Literal
 
 from cassette_format.errors import CassetteError
 from cassette_format.header import create_header, iso_timestamp
@@ -99,7 +99,7 @@ def _check_flag(value: object, name: str) -> None:
         raise _invalid(f"{name} must be a boolean")
 
 
-class CassetteHandle:
+class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
     """An installed cassette: `mode`, `file`, `assert_consumed()`, memoized `dispose()`."""
 
     def __init__(
@@ -139,17 +139,10 @@ class CassetteHandle:
             self._task = asyncio.ensure_future(self._start_dispose())
         await asyncio.shield(self._task)
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if exc_type is not None and self._interrupted is not None:
-            self._interrupted()  # record: an exception keeps the committed cassette as it was
+    async def __aexit__(self, *raised: object) -> None:
+        """Dispose; a block that raised first marks a recording interrupted (target kept)."""
+        if raised[0] is not None and self._interrupted is not None:
+            self._interrupted()
         await self.dispose()
 
 

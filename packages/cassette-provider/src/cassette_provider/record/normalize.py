@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from cassette_topology.call_ids import stable_call_id
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.agent import ParentAgent
@@ -105,15 +106,6 @@ def _event_message(event: Mapping[str, object]) -> object | None:
     return None
 
 
-def _stable_id(raw: str, ids: dict[str, str]) -> str:
-    """`call-<n>` for a raw call id, numbered by first appearance (NORM-10)."""
-    known = ids.get(raw)
-    if known is None:
-        known = f"call-{len(ids) + 1}"
-        ids[raw] = known
-    return known
-
-
 def _scrub(message: dict[str, object], ids: dict[str, str]) -> None:
     """Delete the message id and renumber call ids in pre-order (NORM-10)."""
     message.pop("id", None)
@@ -121,7 +113,7 @@ def _scrub(message: dict[str, object], ids: dict[str, str]) -> None:
     if isinstance(source, dict) and source.get("kind") == "tool":
         call_id = source.get("callId")
         if isinstance(call_id, str):
-            source["callId"] = _stable_id(call_id, ids)
+            source["callId"] = stable_call_id(call_id, ids)
     content = message.get("content")
     blocks = list(reversed(content)) if isinstance(content, list) else []
     while blocks:
@@ -129,10 +121,10 @@ def _scrub(message: dict[str, object], ids: dict[str, str]) -> None:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "tool-call" and isinstance(block.get("id"), str):
-            block["id"] = _stable_id(str(block["id"]), ids)
+            block["id"] = stable_call_id(str(block["id"]), ids)
         elif block.get("type") == "tool-result":
             if isinstance(block.get("toolCallId"), str):
-                block["toolCallId"] = _stable_id(str(block["toolCallId"]), ids)
+                block["toolCallId"] = stable_call_id(str(block["toolCallId"]), ids)
             nested = block.get("content")
             if isinstance(nested, list):
                 blocks.extend(reversed(nested))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cassette_format.errors import CassetteError
+from cassette_topology.exceptions import CassetteMismatchError
 
 from cassette_provider.contract.errors import INVALID_CONFIG
 from cassette_provider.contract.protocol import (
@@ -34,11 +35,12 @@ __all__ = ["EpisodeCounts", "EpisodeHandle", "EpisodeProvider", "install_episode
 
 
 def is_miss(error: BaseException) -> bool:
-    """Whether a start failed because the cassette has no matching call (not a config fault)."""
-    return (
-        getattr(error, "code", None) == "CASSETTE_MISMATCH"
-        and getattr(error, "diagnostic", None) is not None
-    )
+    """Whether a start failed because the cassette has no matching call (not a config fault).
+
+    A lookup miss is the replayer's `CassetteMismatchError` carrying its DIAG-2 diagnostic;
+    without one it is a refusal (ambiguity, duplicates) that recording must not paper over.
+    """
+    return isinstance(error, CassetteMismatchError) and error.diagnostic is not None
 
 
 @dataclass(frozen=True, slots=True)

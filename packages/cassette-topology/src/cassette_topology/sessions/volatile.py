@@ -16,6 +16,7 @@ from cassette_canonical import JsonValue, canonical_json, fingerprint, parse_jso
 from cassette_format.sessions import SessionError
 from returns.result import Failure, Result, Success
 
+from cassette_topology.call_ids import stable_call_id
 from cassette_topology.sessions.errors import SESSION_REQUEST_INVALID
 
 #: Keys whose string value refers to a tool call by id (OpenAI, DSH surface, Anthropic).
@@ -35,15 +36,6 @@ def _is_call(value: dict[str, JsonValue]) -> bool:
     return isinstance(kind, str) and kind in _CALL_TYPES
 
 
-def _renumbered(raw: str, ids: dict[str, str]) -> str:
-    """`call-<n>` for a raw id, numbered by first appearance."""
-    known = ids.get(raw)
-    if known is None:
-        known = f"call-{len(ids) + 1}"
-        ids[raw] = known
-    return known
-
-
 def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[JsonValue]:
     """Renumber one object's own ids in place; answer its nested values in key order."""
     nested: list[JsonValue] = []
@@ -51,7 +43,7 @@ def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[Js
     for key in sorted(value, key=utf16_sort_key):
         item = value[key]
         if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
-            value[key] = _renumbered(item, ids)
+            value[key] = stable_call_id(item, ids)
         elif isinstance(item, dict | list):
             nested.append(item)
     return nested
