@@ -29,8 +29,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self
 
-from returns.result import Failure, Success
+from returns.pipeline import flow
+from returns.pointfree import bind
+from returns.result import Failure, Result, Success
 
+from cassette_format.cassette import CassetteFile
 from cassette_format.chain import header_line, interaction_line, seal_interaction
 from cassette_format.errors import CassetteFormatError
 from cassette_format.header import validate_header
@@ -52,6 +55,23 @@ def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader
         raise CassetteFormatError(
             f"cannot append: existing header {changed[0]} differs from configured value"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Sealed:
+    """An interaction chained onto the file's last record, and its canonical line."""
+
+    interaction: CassetteInteraction
+    line: bytes
+
+
+def _refused(message: str) -> Result[CassetteInteraction, CassetteFormatError]:
+    return Failure(CassetteFormatError(message))
+
+
+def _with_line(interaction: CassetteInteraction) -> Result[_Sealed, CassetteFormatError]:
+    """The sealed record with its canonical JSONL line."""
+    return interaction_line(interaction).map(lambda line: _Sealed(interaction, line))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -192,9 +212,9 @@ class CassetteWriter:
         cls, path: str | os.PathLike[str], header: CassetteHeader, mode: WriteMode
     ) -> Self:
         """`open` for synchronous callers (it blocks on disk I/O)."""
-        checked = validate_header(header)
-        if isinstance(checked, Failure):
-            raise checked.failure()
+        match validate_header(header):
+            case Failure(CassetteFormatError() as problem):
+                raise problem
         absolute = os.path.abspath(os.fspath(path))
         directory = os.path.dirname(absolute)
         try:
@@ -224,14 +244,13 @@ class CassetteWriter:
         cls, absolute: str, header: CassetteHeader, mode: WriteMode, lock: WriterLock
     ) -> Self:
         if mode == "append":
-            existing = read_cassette(absolute)
-            if isinstance(existing, Success):
-                return cls._open_append(
-                    absolute, header, lock, existing.unwrap().header, existing.unwrap().interactions
-                )
-            problem = existing.failure()
-            if not isinstance(problem.__cause__, FileNotFoundError):
-                raise problem
+            match read_cassette(absolute):
+                case Success(CassetteFile() as existing):
+                    return cls._open_append(absolute, header, lock, existing)
+                case Failure(CassetteFormatError() as problem) if not isinstance(
+                    problem.__cause__, FileNotFoundError
+                ):
+                    raise problem
             # A missing append target starts a new cassette in place (WRITE-3): every
             # complete line of an interrupted first run is kept for the next append.
             try:
@@ -260,10 +279,11 @@ class CassetteWriter:
     ) -> Self:
         """Write and fsync the header of a new file; on failure close it (WRITE-3)."""
         try:
-            line = header_line(header)
-            if isinstance(line, Failure):
-                raise line.failure()
-            _write_all(fd, line.unwrap())
+            match header_line(header):
+                case Success(bytes() as line):
+                    _write_all(fd, line)
+                case Failure(CassetteFormatError() as problem):
+                    raise problem
             os.fsync(fd)
         except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
@@ -282,10 +302,9 @@ class CassetteWriter:
         absolute: str,
         requested: CassetteHeader,
         lock: WriterLock,
-        existing_header: CassetteHeader,
-        interactions: Sequence[CassetteInteraction],
+        existing: CassetteFile,
     ) -> Self:
-        _check_append_compatible(existing_header, requested)
+        _check_append_compatible(existing.header, requested)
         try:
             fd = os.open(absolute, os.O_RDWR | os.O_APPEND)
         except OSError as error:
@@ -302,7 +321,7 @@ class CassetteWriter:
             raise CassetteFormatError(
                 f'cannot prepare cassette "{absolute}" for append', cause=error
             ) from error
-        return cls(absolute, fd, lock, existing_header, interactions)
+        return cls(absolute, fd, lock, existing.header, existing.interactions)
 
     async def append(self, body: InteractionBody) -> CassetteInteraction:
         """Chain, validate and write one interaction, in call order (WRITE-7, WRITE-8)."""
@@ -353,7 +372,7 @@ class CassetteWriter:
         """Seal and check each body in order, then write the good ones in one call.
 
         A format error stops the writer (later appends get the same error); any other
-        exception fails only its own append, as `_seal_next` changes nothing until the end.
+        exception fails only its own append, as `_seal_next` changes nothing.
         """
         outcomes: list[CassetteInteraction | Exception] = []
         lines: list[bytes] = []
@@ -364,16 +383,18 @@ class CassetteWriter:
                 outcomes.append(self._poison)
                 continue
             try:
-                interaction, line = self._seal_next(body)
-            except CassetteFormatError as error:
-                self._poison = error
-                outcomes.append(error)
-                continue
+                sealed = self._seal_next(body)
             except Exception as error:  # an odd body: its own caller sees why
                 outcomes.append(error)
                 continue
-            outcomes.append(interaction)
-            lines.append(line)
+            match sealed:
+                case Success(_Sealed() as next_record):
+                    self._remember(next_record.interaction)
+                    outcomes.append(next_record.interaction)
+                    lines.append(next_record.line)
+                case Failure(CassetteFormatError() as problem):
+                    self._poison = problem
+                    outcomes.append(problem)
         if lines:
             data = b"".join(lines)
             try:
@@ -434,39 +455,43 @@ class CassetteWriter:
             )
         return None
 
-    def _seal_next(self, body: InteractionBody) -> tuple[CassetteInteraction, bytes]:
-        """Chain `body` after the last sealed record and refuse repeats; its record and line."""
-        sealed = seal_interaction(body, self._previous_hash)
-        if isinstance(sealed, Failure):
-            raise sealed.failure()
-        interaction = sealed.unwrap()
+    def _seal_next(self, body: InteractionBody) -> Result[_Sealed, CassetteFormatError]:
+        """Chain `body` after the last sealed record, refuse repeats, render its line.
+
+        Changes nothing: the batch remembers the record only once all of this succeeded.
+        """
+        return flow(
+            seal_interaction(body, self._previous_hash),
+            bind(self._unrepeated),
+            bind(_with_line),
+        )
+
+    def _unrepeated(
+        self, interaction: CassetteInteraction
+    ) -> Result[CassetteInteraction, CassetteFormatError]:
+        """The sealed record, or why the loader would refuse it beside what was written."""
         storage = self.header.request_storage
         if interaction.request.storage != storage:
-            raise CassetteFormatError(
+            return _refused(
                 f'interaction request.storage must match header.requestStorage "{storage}"'
             )
         if interaction.sequence in self._sequences:
-            raise CassetteFormatError(
-                f"interaction sequence {interaction.sequence} was already written"
-            )
+            return _refused(f"interaction sequence {interaction.sequence} was already written")
         if interaction.call_key in self._call_keys:
-            raise CassetteFormatError(
-                f'interaction call key "{interaction.call_key}" was already written'
-            )
-        occurrence = (interaction.group_key, interaction.occurrence)
-        if occurrence in self._occurrences:
-            raise CassetteFormatError(
+            return _refused(f'interaction call key "{interaction.call_key}" was already written')
+        if (interaction.group_key, interaction.occurrence) in self._occurrences:
+            return _refused(
                 f"interaction occurrence {interaction.occurrence} was already written "
                 "for one parent-context/request group"
             )
-        line = interaction_line(interaction)
-        if isinstance(line, Failure):
-            raise line.failure()
+        return Success(interaction)
+
+    def _remember(self, interaction: CassetteInteraction) -> None:
+        """Chain the next record after `interaction` and refuse its identity from now on."""
         self._sequences.add(interaction.sequence)
         self._call_keys.add(interaction.call_key)
-        self._occurrences.add(occurrence)
+        self._occurrences.add((interaction.group_key, interaction.occurrence))
         self._previous_hash = interaction.hash
-        return interaction, line.unwrap()
 
     def mark_interrupted(self) -> None:
         """Make the coming close keep the partial file and leave the target as it was."""
