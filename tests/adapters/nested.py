@@ -8,7 +8,7 @@ are in flight, so the two children's nested calls really overlap while recording
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cassette_format import load_cassette
@@ -76,9 +76,7 @@ def result_text(interaction: CassetteInteraction) -> str:
     """The text of a recorded call's completed result."""
     outcome = interaction.outcome
     assert isinstance(outcome, ResultOutcome)
-    output = outcome.result["output"]
-    assert isinstance(output, list)
-    return "".join(str(block["text"]) for block in output if isinstance(block, dict))
+    return "".join(str(block["text"]) for block in outcome.output if isinstance(block, Mapping))
 
 
 def label_chains(interactions: Sequence[CassetteInteraction]) -> dict[str, tuple[str, ...]]:

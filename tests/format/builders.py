@@ -23,6 +23,7 @@ from cassette_format import (
     ToolFilter,
     create_header,
 )
+from cassette_format.frozen_json import freeze_array, freeze_object
 
 CAPABILITIES = Capabilities(output_schema=True, depth_limit=True, tool_filter=False, persona=True)
 FIXED_TIME = datetime(2026, 8, 18, 3, 0, 0, 123000, tzinfo=UTC)
@@ -54,22 +55,24 @@ def outcome_for(kind: str, index: int) -> Outcome:
     if kind == "result-error":
         return ResultErrorOutcome(RecordedError("TypeError", f"bad result {index}"))
     return ResultOutcome(
-        result={
-            "output": [
-                {"type": "reasoning", "text": "thinking…"},
-                {"type": "tool-call", "id": "c1", "name": "grep", "arguments": "{}"},
-                {
-                    "type": "tool-result",
-                    "toolCallId": "c1",
-                    "content": [{"type": "text", "text": "日本語 😀 \u2028"}],
-                    "isError": False,
-                },
-                {"type": "custom-block", "payload": {"𐀀": 1, "\uffff": 2.5}},
-                {"type": "text", "text": f"answer {index}"},
-            ],
-            "stopReason": ["completed", "max-tokens", "aborted", "weird"][index % 4],
-            "usage": {"inputTokens": 10 + index, "ratio": 1e-7, "big": 1e21},
-        },
+        result=freeze_object(
+            {
+                "output": [
+                    {"type": "reasoning", "text": "thinking…"},
+                    {"type": "tool-call", "id": "c1", "name": "grep", "arguments": "{}"},
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c1",
+                        "content": [{"type": "text", "text": "日本語 😀 \u2028"}],
+                        "isError": False,
+                    },
+                    {"type": "custom-block", "payload": {"𐀀": 1, "\uffff": 2.5}},
+                    {"type": "text", "text": f"answer {index}"},
+                ],
+                "stopReason": ["completed", "max-tokens", "aborted", "weird"][index % 4],
+                "usage": {"inputTokens": 10 + index, "ratio": 1e-7, "big": 1e21},
+            }
+        ),
         redactions=index % 2,
     )
 
@@ -100,9 +103,9 @@ def make_body(
         if storage == "metadata"
         else FullRequestView(
             FullRequest(
-                prompt=({"type": "text", "text": f"prompt {tag} é"},),
+                prompt=freeze_array([{"type": "text", "text": f"prompt {tag} é"}]),
                 label="audit",
-                agent_options={"model": "m", "temperature": 0.2},
+                agent_options=freeze_object({"model": "m", "temperature": 0.2}),
                 max_depth=1,
                 tool_filter=ToolFilter(deny=("bash",)),
                 persona="terse",

@@ -16,6 +16,7 @@ from cassette_format import (
     seal_interaction,
     verify_stream,
 )
+from cassette_format.frozen_json import freeze_object
 from returns.result import Failure, Success
 
 from format.builders import make_body, make_header
@@ -136,7 +137,8 @@ def test_twenty_thousand_nested_tool_results_pass() -> None:  # CANON-9, FMT-14
     nested: dict[str, JsonValue] = {"type": "text", "text": "leaf"}
     for depth in range(20_000):
         nested = {"type": "tool-result", "toolCallId": f"c{depth}", "content": [nested]}
-    outcome = ResultOutcome(result={"output": [nested], "stopReason": "completed"}, redactions=0)
+    result = freeze_object({"output": [nested], "stopReason": "completed"})
+    outcome = ResultOutcome(result=result, redactions=0)
     base = make_body(1)
     body = InteractionBody(**{**{f: getattr(base, f) for f in base.__slots__}, "outcome": outcome})
     data = _cassette(body)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
+from cassette_format.frozen_json import FrozenObject, adopt_array, adopt_object
 from cassette_format.records import (
     Capabilities,
     CassetteHeader,
@@ -68,6 +69,11 @@ def _optional_number(value: JsonObject, key: str) -> int | float | None:
 def _optional_object(value: JsonObject, key: str) -> JsonObject | None:
     item = value.get(key)
     return item if isinstance(item, dict) else None
+
+
+def _optional_frozen(value: JsonObject, key: str) -> FrozenObject | None:
+    item = value.get(key)
+    return adopt_object(item) if isinstance(item, dict) else None
 
 
 def decode_header(value: JsonObject) -> Result[CassetteHeader, CassetteFormatError]:
@@ -150,10 +156,10 @@ def _full_view(full: JsonObject, redactions: int | float) -> RequestView | None:
         case {"prompt": list(prompt)}:
             return FullRequestView(
                 FullRequest(
-                    prompt=tuple(prompt),
+                    prompt=adopt_array(prompt),
                     label=_optional_string(full, "label"),
-                    agent_options=_optional_object(full, "agentOptions"),
-                    output_schema=_optional_object(full, "outputSchema"),
+                    agent_options=_optional_frozen(full, "agentOptions"),
+                    output_schema=_optional_frozen(full, "outputSchema"),
                     max_depth=_optional_int(full, "maxDepth"),
                     tool_filter=_tool_filter(full),
                     persona=_optional_string(full, "persona"),
@@ -199,7 +205,7 @@ def _recorded_error(error: JsonObject) -> RecordedError | None:
 def _outcome(outcome: JsonObject) -> Outcome | None:
     match outcome:
         case {"kind": "result", "result": dict(result), "redactions": int() | float() as count}:
-            return ResultOutcome(result=result, redactions=int(count))
+            return ResultOutcome(result=adopt_object(result), redactions=int(count))
         case {"kind": "start-error", "error": dict(error)}:
             start_error = _recorded_error(error)
             if start_error is not None:

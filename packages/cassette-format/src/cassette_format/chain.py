@@ -30,15 +30,23 @@ def _hashed(unhashed: dict[str, JsonValue]) -> Result[dict[str, JsonValue], Cass
     return own_hash(unhashed).map(lambda digest: {**unhashed, "hash": digest}).alt(_lossy)
 
 
+def _chained(body: InteractionBody, previous_hash: str) -> dict[str, JsonValue]:
+    """The body's on-disk members plus the link to the record before it."""
+    unhashed = body.to_json()
+    unhashed["previousHash"] = previous_hash
+    return unhashed
+
+
 def seal_interaction(
     body: InteractionBody, previous_hash: str
 ) -> Result[CassetteInteraction, CassetteFormatError]:
-    """Chain `body` after `previous_hash` and validate it as line `sequence + 1` (WRITE-7)."""
+    """Chain `body` after `previous_hash` and validate it as line `sequence + 1` (WRITE-7).
+
+    link -> hash -> check (FMT-10 rules 1-9) -> decode to the typed, frozen record.
+    """
     line = body.sequence + 1 if isinstance(body.sequence, int) else 0
-    unhashed = body.to_json()
-    unhashed["previousHash"] = previous_hash
     return (
-        _hashed(unhashed)
+        _hashed(_chained(body, previous_hash))
         .bind(lambda record: check_interaction(record, line, previous_hash))
         .bind(decode_interaction)
     )

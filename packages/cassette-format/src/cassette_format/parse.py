@@ -1,7 +1,9 @@
 """Parse and verify a whole cassette document (FMT-1..18); `load_cassette` is the file edge.
 
-The core is one pipeline: the document's numbered lines, verified line by line (each
-parsed, checked and linked onto the chain, `_chain`), then the finished chain as a
+The core is one pipeline, `flow(raw, _document_lines, _linked_chain, bind(_cassette_file))`:
+the raw document's numbered lines; each line parsed (FMT-4/5), checked (FMT-9/FMT-10),
+decoded to a typed, frozen record and linked onto the chain (FMT-15/16) by
+`_chain.ChainState.feed`, then the whole-file checks (FMT-17); the finished chain as a
 `CassetteFile`. Only `load_cassette` raises; everything else returns a Result.
 """
 
@@ -31,14 +33,16 @@ def _document_lines(data: bytes | str) -> Iterator[LineOrProblem]:
     return iter_text_lines(data) if isinstance(data, str) else numbered_lines(io.BytesIO(data))
 
 
-def _verified(lines: Iterator[LineOrProblem]) -> Result[ChainState, CassetteFormatError]:
-    """Every line parsed, checked and linked, then the whole-file checks (FMT-17)."""
+def _linked_chain(lines: Iterator[LineOrProblem]) -> Result[ChainState, CassetteFormatError]:
+    """Every line parsed, checked, decoded and linked, then the whole-file checks (FMT-17)."""
     state = ChainState(keep_records=True)
     problem = run_lines(state, lines)
     return Success(state) if problem is None else Failure(problem)
 
 
-def _cassette(state: ChainState, source: str | None) -> Result[CassetteFile, CassetteFormatError]:
+def _cassette_file(
+    state: ChainState, source: str | None
+) -> Result[CassetteFile, CassetteFormatError]:
     """The verified file of a finished chain."""
     header = state.header
     if header is None:  # finish() guarantees a header; kept for the type checker
@@ -50,7 +54,7 @@ def parse_cassette(
     data: bytes | str, source: str | None = None
 ) -> Result[CassetteFile, CassetteFormatError]:
     """Verify `data` exactly as the reference loader does and return every record."""
-    return flow(data, _document_lines, _verified, bind(partial(_cassette, source=source)))
+    return flow(data, _document_lines, _linked_chain, bind(partial(_cassette_file, source=source)))
 
 
 def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, CassetteFormatError]:
@@ -61,10 +65,10 @@ def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, Cassette
     absolute = os.path.abspath(os.fspath(path))
     try:
         with open_regular(absolute) as handle:
-            verified = _verified(numbered_lines(handle))
+            linked = _linked_chain(numbered_lines(handle))
     except OSError as error:
         return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
-    return verified.bind(partial(_cassette, source=absolute))
+    return linked.bind(partial(_cassette_file, source=absolute))
 
 
 def load_cassette(path: str | os.PathLike[str]) -> CassetteFile:

@@ -1,14 +1,16 @@
 """Typed, immutable cassette records and their exact on-disk camelCase JSON (FMT-9..FMT-14).
 
-Content blocks and the recorded `SubagentResult` stay validated JSON mappings, so
-unknown block types and extra result members survive untouched and hash as written.
+Content blocks, agent options, output schemas and the recorded `SubagentResult` stay
+validated JSON, so unknown block types and extra result members survive untouched and
+hash as written, but as deeply immutable `frozen_json` views: nothing reached through a
+record can change it. Plain dicts/lists given to a constructor are frozen copies.
 `to_json` reproduces the on-disk dict member for member (absent optional members are
-omitted, never written as null), so canonical JSON of `to_json()` is the record's line.
+omitted, never written as null) as fresh plain dicts/lists, so canonical JSON of
+`to_json()` is the record's line and changing it never changes the record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
@@ -19,6 +21,7 @@ from cassette_format.constants import (
     INTERACTION_KIND,
     TARGET_DSH_SUBAGENT,
 )
+from cassette_format.frozen_json import FrozenArray, FrozenObject, freeze_array, freeze_json
 from cassette_format.identity import IdentityMembers
 
 if TYPE_CHECKING:
@@ -50,6 +53,14 @@ __all__ = [
     "Timing",
     "ToolFilter",
 ]
+
+
+def _freeze_members(record: object, names: tuple[str, ...]) -> None:
+    """Freeze the payload members an untyped caller passed as plain dicts/lists."""
+    for name in names:
+        value: object = getattr(record, name)
+        if isinstance(value, dict | list):
+            object.__setattr__(record, name, freeze_json(value))
 
 
 RequestStorage: TypeAlias = Literal["metadata", "full"]
@@ -200,24 +211,27 @@ class MetadataRequestView:
 class FullRequest:
     """The normalized (possibly redacted) request; `prompt` is validated content blocks."""
 
-    prompt: Sequence[JsonValue]
+    prompt: FrozenArray
     label: str | None = None
-    agent_options: Mapping[str, JsonValue] | None = None
-    output_schema: Mapping[str, JsonValue] | None = None
+    agent_options: FrozenObject | None = None
+    output_schema: FrozenObject | None = None
     max_depth: int | None = None
     tool_filter: ToolFilter | None = None
     persona: str | None = None
+
+    def __post_init__(self) -> None:
+        _freeze_members(self, ("prompt", "agent_options", "output_schema"))
 
     def to_json(self) -> dict[str, JsonValue]:
         """The on-disk object with only the present members."""
         out: dict[str, JsonValue] = {}
         if self.label is not None:
             out["label"] = self.label
-        out["prompt"] = list(self.prompt)
+        out["prompt"] = self.prompt.thaw()
         if self.agent_options is not None:
-            out["agentOptions"] = dict(self.agent_options)
+            out["agentOptions"] = self.agent_options.thaw()
         if self.output_schema is not None:
-            out["outputSchema"] = dict(self.output_schema)
+            out["outputSchema"] = self.output_schema.thaw()
         if self.max_depth is not None:
             out["maxDepth"] = self.max_depth
         if self.tool_filter is not None:
@@ -285,11 +299,14 @@ class RecordedError:
 
 @dataclass(frozen=True, slots=True)
 class ResultOutcome:
-    """A terminal SubagentResult, kept as its validated (open) JSON mapping."""
+    """A terminal SubagentResult, kept as its validated (open) JSON object, frozen."""
 
-    result: Mapping[str, JsonValue]
+    result: FrozenObject
     redactions: int
     kind: Literal["result"] = "result"
+
+    def __post_init__(self) -> None:
+        _freeze_members(self, ("result",))
 
     @property
     def stop_reason(self) -> str:
@@ -298,14 +315,14 @@ class ResultOutcome:
         return reason if isinstance(reason, str) else ""
 
     @property
-    def output(self) -> Sequence[JsonValue]:
+    def output(self) -> FrozenArray:
         """The recorded output content blocks."""
         blocks = self.result["output"]
-        return blocks if isinstance(blocks, list) else []
+        return blocks if isinstance(blocks, FrozenArray) else _NO_BLOCKS
 
     def to_json(self) -> dict[str, JsonValue]:
         """The on-disk object."""
-        return {"kind": "result", "result": dict(self.result), "redactions": self.redactions}
+        return {"kind": "result", "result": self.result.thaw(), "redactions": self.redactions}
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +349,7 @@ class ResultErrorOutcome:
         return {"kind": "result-error", "error": self.error.to_json()}
 
 
+_NO_BLOCKS = freeze_array([])
 Outcome: TypeAlias = ResultOutcome | StartErrorOutcome | ResultErrorOutcome
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 
 from cassette_canonical import JsonValue
 from cassette_format.errors import CassetteError, CassetteFormatError
+from cassette_format.frozen_json import freeze_object
 from cassette_format.header import iso_timestamp
 from cassette_format.records import (
     CassetteInteraction,
@@ -490,7 +491,9 @@ class RecordedRun:
                 raise refused
             result, count = redacted.unwrap()
             await self._persist(
-                ResultOutcome(result=cast("dict[str, JsonValue]", result), redactions=count)
+                ResultOutcome(
+                    result=freeze_object(cast("dict[str, JsonValue]", result)), redactions=count
+                )
             )
             return cast(SubagentResult, live)
         except BaseException as error:  # any other way out still ends the call as a line

@@ -28,7 +28,6 @@ from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, 
 from cassette_provider.models.context import subagent_replayed
 from cassette_provider.record.normalize import normalize_parent_context, normalize_request
 from cassette_provider.record.recorder import live_parent
-from cassette_provider.record.snapshot import snapshot
 from cassette_provider.replay.timing import checked_delay, scaled, wait_abortable
 
 __all__ = [
@@ -192,7 +191,7 @@ class ReplayRun:
         if isinstance(outcome, ResultErrorOutcome):
             raise recorded_error(outcome.error)
         if isinstance(outcome, ResultOutcome):
-            return cast(SubagentResult, snapshot(dict(outcome.result)).unwrap())
+            return cast(SubagentResult, outcome.result.thaw())  # a fresh plain copy
         raise CassetteRecordedError("invalid recorded result error", "CassetteError")
 
     async def dispose(self) -> None:
