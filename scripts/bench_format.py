@@ -2,19 +2,24 @@
 
 Generates 1,000 / 10,000 / 100,000-interaction cassettes with ../shared/bench/gen_cassette.py
 into a temporary directory, then measures each workload in a fresh subprocess (time and
-peak RSS via resource.getrusage; a split verify's helper process is reported on its own)
-and prints ratios against the floor measured in the same run, best of --repeats
-interleaved runs. Both verify modes are shown: the default (a helper process takes the
-second half of a large file) and one process (`jobs=1`). Targets: verify <= 2.5x floor
-at 100,000; peak RSS <= 64 MB; the 1,000 file imports + verifies as a whole process in
-<= 0.15 s.
+peak RSS via resource.getrusage) and prints ratios against the floor measured in the same
+run, best of --repeats interleaved runs. `verify_file` always runs in one process. Targets:
+verify <= 2.5x floor at 100,000; peak RSS <= 64 MB, also at 1,000,000; the 1,000 file
+imports + verifies as a whole process in <= 0.15 s.
+
+The generator writes about 1 ms of CPU per interaction, so 1,000,000 takes a while;
+`--tile-from N` instead generates N interactions and tiles them up to each larger size
+(every copy gets its own call keys, parent keys and request fingerprints, shifted sequences
+and a re-hashed chain: the same shape, groups and line sizes, still canonical and valid).
 
   uv run --no-sync python scripts/bench_format.py [--sizes 1000,10000,100000] [--repeats 3]
+  uv run --no-sync python scripts/bench_format.py --sizes 1000000 --repeats 1 [--tile-from 100000]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -22,6 +27,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = ROOT.parent / "shared" / "bench" / "gen_cassette.py"
@@ -44,17 +51,78 @@ print(json.dumps({"seconds": elapsed, "rss_kb": peak}))
 VERIFY = """
 import json, resource, sys, time
 from cassette_format import verify_file
-jobs = None if sys.argv[2] == "auto" else int(sys.argv[2])
 start = time.perf_counter()
-summary = verify_file(sys.argv[1], jobs=jobs)
+summary = verify_file(sys.argv[1])
 elapsed = time.perf_counter() - start
 assert summary["interactions"] > 0
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": elapsed, "rss_kb": own, "helper_rss_kb": helper, "summary": summary}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "rss_kb": peak, "summary": summary}))
 """
 
 WHOLE = "import sys\nfrom cassette_format import verify_file\nverify_file(sys.argv[1])\n"
+
+_HASH = b'"hash":"sha256:'
+
+
+def _member(name: str, value: object) -> bytes:
+    return b'"' + name.encode() + b'":' + orjson.dumps(value)
+
+
+def _rehashed(line: bytes, previous: str) -> tuple[bytes, str]:
+    """The line pointing at `previous`, with its hash recomputed over the canonical body."""
+    start = line.index(_HASH)
+    stop = start + len(_HASH) + 64 + 2
+    body = line[:start] + line[stop:]
+    old_previous = body.index(b'"previousHash":"sha256:') + len('"previousHash":"')
+    body = body[:old_previous] + previous.encode() + body[old_previous + 71 :]
+    digest = "sha256:" + hashlib.sha256(body).hexdigest()
+    return body[:start] + _HASH[:-7] + digest.encode() + b'",' + body[start:], digest
+
+
+def _copy(line: bytes, copy: int, shift: int) -> bytes:
+    """Copy number `copy` of an interaction line: its own keys, fingerprint and sequence."""
+    record = orjson.loads(line)
+    changes = {name: f"{record[name]}#{copy}" for name in ("callKey", "parentKey")}
+    if record["parentKey"] == "root":
+        del changes["parentKey"]
+    fingerprint = record["requestFingerprint"]
+    changes["requestFingerprint"] = (
+        "sha256:" + hashlib.sha256(f"{fingerprint}#{copy}".encode()).hexdigest()
+    )
+    changes["sequence"] = record["sequence"] + shift
+    for name, value in changes.items():
+        line = line.replace(_member(name, record[name]), _member(name, value), 1)
+    return line
+
+
+def tile(source: Path, target: Path, size: int) -> None:
+    """`size` interactions from whole copies of `source`'s (see the module docstring)."""
+    header, *lines = source.read_bytes().splitlines()
+    if size % len(lines):
+        raise SystemExit(f"--tile-from must divide {size}")
+    previous = str(orjson.loads(header)["hash"])
+    with target.open("wb") as out:
+        out.write(header + b"\n")
+        for copy in range(size // len(lines)):
+            for line in lines:
+                fresh = _copy(line, copy, copy * len(lines)) if copy else line
+                rehashed, previous = _rehashed(fresh, previous)
+                out.write(rehashed + b"\n")
+
+
+def make_cassette(directory: Path, size: int, tile_from: int | None) -> Path:
+    """A metadata cassette of `size` interactions: generated, or tiled from a generated one."""
+    path = directory / f"meta-{size}.cassette.jsonl"
+    source_size = size if tile_from is None or size <= tile_from else tile_from
+    source = directory / f"meta-{source_size}.cassette.jsonl"
+    if not source.exists():
+        subprocess.run(
+            [sys.executable, str(GENERATOR), str(source), str(source_size), "metadata", "1000"],
+            check=True,
+        )
+    if source != path:
+        tile(source, path, size)
+    return path
 
 
 def run(code: str, *args: str) -> dict[str, object]:
@@ -66,18 +134,17 @@ def run(code: str, *args: str) -> dict[str, object]:
     return result
 
 
-def best_of(repeats: int, path: Path) -> tuple[dict[str, object], ...]:
-    """Floor, default verify and one-process verify, interleaved; the fastest run of each."""
-    best: list[dict[str, object] | None] = [None, None, None]
+def best_of(repeats: int, path: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """Floor and verify, interleaved; the fastest run of each."""
+    best: list[dict[str, object] | None] = [None, None]
     for _ in range(repeats):
-        runs = (run(FLOOR, str(path)), run(VERIFY, str(path), "auto"), run(VERIFY, str(path), "1"))
+        runs = (run(FLOOR, str(path)), run(VERIFY, str(path)))
         for index, measured in enumerate(runs):
             kept = best[index]
             if kept is None or float(measured["seconds"]) < float(kept["seconds"]):  # type: ignore[arg-type]
                 best[index] = measured
-    floor, split, single = (kept for kept in best if kept is not None)
-    assert split["summary"] == single["summary"], "the two modes must agree"
-    return floor, split, single
+    floor, verify = (kept for kept in best if kept is not None)
+    return floor, verify
 
 
 def whole_process(code: str, path: Path, repeats: int = 5) -> float:
@@ -102,36 +169,31 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tile-from", type=int, default=None)
     arguments = parser.parse_args()
     sizes = [int(size) for size in arguments.sizes.split(",")]
     with tempfile.TemporaryDirectory() as directory:
         rows = []
         for size in sizes:
-            path = Path(directory) / f"meta-{size}.cassette.jsonl"
-            subprocess.run(
-                [sys.executable, str(GENERATOR), str(path), str(size), "metadata", "1000"],
-                check=True,
-            )
+            path = make_cassette(Path(directory), size, arguments.tile_from)
             rows.append((size, os.path.getsize(path) / 1e6, *best_of(arguments.repeats, path)))
+        print("verify = verify_file(path), in one process")
         print(
-            "default = verify_file(path): two processes for files >= 16 MiB on two free CPUs;"
-            " one-process = verify_file(path, jobs=1)"
+            f"{'interactions':>12} {'MB':>7} {'floor s':>8} {'verify s':>8} {'ratio':>6} "
+            f"{'int/s':>8} {'MB/s':>6} {'floor RSS':>9} {'RSS':>6} {'B/interaction':>13}"
         )
-        print(
-            f"{'interactions':>12} {'MB':>6} {'floor s':>8} {'default s':>9} {'ratio':>6} "
-            f"{'1-proc s':>8} {'ratio':>6} {'default int/s':>13} {'MB/s':>6} "
-            f"{'floor RSS':>9} {'RSS':>6} {'helper RSS':>10} {'1-proc RSS':>10}"
-        )
-        for size, megabytes, floor, split, single in rows:
+        for size, megabytes, floor, verify in rows:
+            extra = (_megabytes(verify) - _megabytes(floor)) * 1024 * 1024 / size
             print(
-                f"{size:>12} {megabytes:>6.1f} {_seconds(floor):>8.3f} {_seconds(split):>9.3f} "
-                f"{_seconds(split) / _seconds(floor):>6.2f} {_seconds(single):>8.3f} "
-                f"{_seconds(single) / _seconds(floor):>6.2f} {size / _seconds(split):>13.0f} "
-                f"{megabytes / _seconds(split):>6.1f} {_megabytes(floor):>9.1f} "
-                f"{_megabytes(split):>6.1f} {_megabytes(split, 'helper_rss_kb'):>10.1f} "
-                f"{_megabytes(single):>10.1f}"
+                f"{size:>12} {megabytes:>7.1f} {_seconds(floor):>8.3f} {_seconds(verify):>8.3f} "
+                f"{_seconds(verify) / _seconds(floor):>6.2f} {size / _seconds(verify):>8.0f} "
+                f"{megabytes / _seconds(verify):>6.1f} {_megabytes(floor):>9.1f} "
+                f"{_megabytes(verify):>6.1f} {extra:>13.1f}"
             )
-        print("(RSS in MB, peak per process; targets: ratio <= 2.5 at 100,000, RSS <= 64)")
+        print(
+            "(RSS in MB, peak of the process; B/interaction = RSS above the floor's, per"
+            " interaction; targets: ratio <= 2.5 at 100,000, RSS <= 64)"
+        )
         if 1000 in sizes:
             small = Path(directory) / "meta-1000.cassette.jsonl"
             empty = whole_process("pass", small)

@@ -119,7 +119,7 @@ def test_no_newline_giant_file_is_refused(tmp_path: Path) -> None:
     failure = read_cassette(path).failure()
     assert (failure.message, failure.line) == (f"line 2 is longer than {MAX_LINE_BYTES} bytes", 2)
     with pytest.raises(CassetteFormatError, match="line 2 is longer"):
-        verify_file(path, jobs=1)
+        verify_file(path)
 
 
 def _string_line_peak(length: int) -> float:

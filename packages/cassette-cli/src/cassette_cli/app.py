@@ -40,7 +40,7 @@ def _verify(command: VerifyCommand, output: Output) -> int:
         )
     from cassette_cli.commands import run_verify_file
 
-    return run_verify_file(command.paths[0], as_json=command.json, output=output, jobs=command.jobs)
+    return run_verify_file(command.paths[0], as_json=command.json, output=output)
 
 
 def _run(command: Command, output: Output) -> int:

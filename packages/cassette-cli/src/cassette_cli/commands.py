@@ -23,11 +23,8 @@ def _failed(output: Output, error: Exception) -> int:
     return 1
 
 
-def run_verify_file(path: str, *, as_json: bool, output: Output, jobs: int | None = None) -> int:
-    """`verify <file>`: the streaming verifier's summary, as one line or a document (CLI-5).
-
-    `jobs=1` keeps a large file's verification in this process (no helper process).
-    """
+def run_verify_file(path: str, *, as_json: bool, output: Output) -> int:
+    """`verify <file>`: the streaming verifier's summary, as one line or a document (CLI-5)."""
     from cassette_format import verify_file
 
     from cassette_cli.incomplete import incomplete_notes
@@ -35,7 +32,7 @@ def run_verify_file(path: str, *, as_json: bool, output: Output, jobs: int | Non
     for note in incomplete_notes(path):  # stderr only: the reference's output is unchanged
         output.err(note)
     try:
-        summary = verify_file(path, jobs=jobs)
+        summary = verify_file(path)
     except Exception as error:  # the CLI edge: every failure is a message
         return _failed(output, error)
     if as_json:

@@ -48,11 +48,8 @@ class FileVerdict:
         return self.error is None
 
 
-def check_file(path: str, jobs: int | None = None) -> FileVerdict:
-    """Verify one file; every failure becomes its message (worker side, never raises).
-
-    `jobs` is verify_file's: None lets a large file use a helper process, 1 forbids it.
-    """
+def check_file(path: str) -> FileVerdict:
+    """Verify one file in this process; every failure becomes its message (never raises)."""
     from cassette_format import verify_file
 
     from cassette_cli.session_detect import is_session_log
@@ -64,7 +61,7 @@ def check_file(path: str, jobs: int | None = None) -> FileVerdict:
         found, problem = session_verdict(path)
         return FileVerdict(path, absolute, found, problem)
     try:
-        summary: dict[str, object] = dict(verify_file(path, jobs=jobs))
+        summary: dict[str, object] = dict(verify_file(path))
     except Exception as error:  # a worker reports, it never crashes the run
         return FileVerdict(path, absolute, None, str(error) or type(error).__name__)
     return FileVerdict(path, absolute, summary, None)
@@ -72,7 +69,7 @@ def check_file(path: str, jobs: int | None = None) -> FileVerdict:
 
 def check_files(paths: Sequence[str]) -> list[FileVerdict]:
     """Verify a chunk of files in one worker task (the pool already uses the CPUs)."""
-    return [check_file(path, jobs=1) for path in paths]
+    return [check_file(path) for path in paths]
 
 
 def _chunks(paths: Sequence[str], jobs: int) -> list[tuple[str, ...]]:

@@ -14,7 +14,14 @@ from cassette_format._js import is_js_blank
 from cassette_format._record_line import decode_line
 from cassette_format.errors import CassetteFormatError
 
-__all__ = ["MAX_LINE_BYTES", "LineOrProblem", "NumberedLine", "iter_text_lines", "numbered_lines"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "LineOrProblem",
+    "NumberedLine",
+    "iter_text_lines",
+    "numbered_lines",
+    "strip_newline",
+]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -25,7 +32,7 @@ NumberedLine = tuple[int, bytes | None, str | None, int]
 LineOrProblem = NumberedLine | CassetteFormatError
 
 
-def _strip_newline(raw: bytes) -> bytes:
+def strip_newline(raw: bytes) -> bytes:
     """Drop the line's `\\n` and one `\\r` before it (split on /\\r?\\n/)."""
     if raw.endswith(b"\n"):
         raw = raw[:-1]
@@ -60,7 +67,7 @@ def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[LineOr
     for chunk in _bounded(physical):
         start = offset
         offset += len(chunk)
-        raw = _strip_newline(chunk)
+        raw = strip_newline(chunk)
         if not raw:
             continue
         if len(raw) > MAX_LINE_BYTES:

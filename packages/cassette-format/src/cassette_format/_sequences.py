@@ -59,29 +59,6 @@ class SeenSequences:
             else:
                 self._outliers.add(sequence)
 
-    def parts(self) -> tuple[bytes, list[int], int, int]:
-        """(bitmap, outliers, count, highest): what another process needs to merge these."""
-        return bytes(self._bits), sorted(self._outliers), self.count, self.highest
-
-    def absorb(self, bitmap: bytes, outliers: list[int], count: int, highest: int) -> bool:
-        """Merge another range's distinct sequences; False if the two share any sequence."""
-        mine = int.from_bytes(self._bits, "little")
-        theirs = int.from_bytes(bitmap, "little")
-        if mine & theirs:
-            return False
-        for sequence in outliers:
-            if sequence in self:
-                return False
-        for sequence in self._outliers:
-            if sequence < 8 * len(bitmap) and bitmap[sequence >> 3] & (1 << (sequence & 7)):
-                return False
-        size = max(len(self._bits), len(bitmap))
-        self._bits = bytearray((mine | theirs).to_bytes(size, "little"))
-        self._rehome([*self._outliers, *outliers])
-        self.count += count
-        self.highest = max(self.highest, highest)
-        return True
-
     def first_missing(self) -> int | None:
         """The smallest of 1..count absent, or None when exactly 1..count are present."""
         if self.highest == self.count:  # distinct positives whose maximum is their count

@@ -1,0 +1,235 @@
+"""FMT-16, 17, 19 across lines: unique call keys and occurrences, contiguity, ambiguity.
+
+Two ways to remember what was seen, with the same verdicts:
+
+- `CompactKeys` (a seekable stream): two `OffsetTable`s, one by call key, one by
+  (group, occurrence), each slot a hash tag and the line's offset, about 16 bytes per
+  interaction; a tag hit is confirmed by reading that line back (`LineReader`). A group's
+  occurrences are exactly 1..n when every member after occurrence 1 finds its predecessor
+  (group, occurrence - 1), checked in `finish` for the members kept by offset.
+- `ExactKeys` (a pipe, or a document held in memory): the keys themselves in a set and a
+  dict, groups in first-seen order, and each group's first outcome when asked to count
+  ambiguity (no line can be read again there).
+
+`add` answers which FMT-16 rule a line breaks (call key first, then occurrence); `finish`
+answers the FMT-17 missing occurrence of the first group (in first-seen order) lacking one.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+
+from cassette_format._offset_table import OffsetTable
+
+if TYPE_CHECKING:
+    from cassette_format._record_line import ParsedLine
+    from cassette_format._reread import LineReader
+
+__all__ = [
+    "DUPLICATE_CALL_KEY",
+    "DUPLICATE_OCCURRENCE",
+    "CompactKeys",
+    "ExactKeys",
+    "LineKeys",
+    "outcome_text",
+]
+
+DUPLICATE_CALL_KEY: Final = 1
+DUPLICATE_OCCURRENCE: Final = 2
+
+Group = tuple[Any, Any, Any]
+Member = tuple[Any, Any, Any, Any]
+
+
+def _group(record: Any) -> Group:
+    """The parent-context/request group of a validated interaction record."""
+    return (record["parentKey"], record["parentContextFingerprint"], record["requestFingerprint"])
+
+
+def _member(record: Any) -> Member | None:
+    """(group..., occurrence) of a record read back; None if it is no interaction any more."""
+    try:
+        return (*_group(record), record["occurrence"])
+    except (KeyError, TypeError):
+        return None
+
+
+def _occurrence(record: Any) -> int:
+    """A validated occurrence as an int (`2.0` is occurrence 2)."""
+    value = record["occurrence"]
+    return value if type(value) is int else int(value)
+
+
+def outcome_text(parsed: ParsedLine) -> bytes:
+    """The canonical text of a verified record's outcome, compared for ambiguity (FMT-19)."""
+    outcome = parsed.value["outcome"]  # type: ignore[index, call-overload]
+    if parsed.canonical is not None:
+        # A canonical line's sub-objects are canonical, and orjson writes them identically.
+        return orjson.dumps(outcome, option=orjson.OPT_SORT_KEYS)
+    from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
+
+    text: str | None = canonical_json(outcome).value_or(None)
+    # A verified outcome always canonicalizes; should one not, its line's hash stands in.
+    fallback = "\0" + str(parsed.value["hash"])  # type: ignore[index, call-overload]
+    return (fallback if text is None else text).encode("utf-8", "surrogatepass")
+
+
+class CompactKeys:
+    """Keys remembered as offsets into a seekable stream (8 bytes per slot, two tables)."""
+
+    __slots__ = ("_calls", "_later", "_members", "_reader", "ambiguous")
+
+    def __init__(self, reader: LineReader, tag_bits: int | None = None) -> None:
+        """`tag_bits` narrows the hash tags (tests force collisions with it)."""
+        bits = max(1, (reader.size + 1).bit_length())
+        self._reader = reader
+        self._calls = OffsetTable(bits, tag_bits)
+        self._members = OffsetTable(bits, tag_bits)
+        self._later = array("Q")  # offsets of members after occurrence 1, in file order
+        self.ambiguous: int | None = None
+
+    def add(self, parsed: ParsedLine, offset: int) -> int | None:
+        """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        record: Any = parsed.value
+        calls, members = self._calls, self._members
+        if not calls.fits(offset):
+            calls.widen(offset)
+            members.widen(offset)
+        read = self._reader.parsed_at
+        call_key = record["callKey"]
+
+        def same_call_key(at: int) -> bool:
+            found = read(at)
+            return found is not None and found.value.get("callKey") == call_key  # type: ignore[union-attr]
+
+        if not calls.insert(hash(call_key), offset, same_call_key):
+            return DUPLICATE_CALL_KEY
+        occurrence = _occurrence(record)
+        member = (*_group(record), occurrence)
+
+        def same_member(at: int) -> bool:
+            found = read(at)
+            return found is not None and _member(found.value) == member
+
+        if not members.insert(hash(member), offset, same_member):
+            return DUPLICATE_OCCURRENCE
+        if occurrence > 1:
+            self._later.append(offset)
+        return None
+
+    def _find(self, member: Member) -> tuple[int, ParsedLine] | None:
+        read = self._reader.parsed_at
+        for at in self._members.candidates(hash(member)):
+            found = read(at)
+            if found is not None and _member(found.value) == member:
+                return at, found
+        return None
+
+    def finish(self) -> int | None:
+        """FMT-17's missing occurrence, or None; also counts ambiguous groups (FMT-19)."""
+        read = self._reader.parsed_at
+        broken: set[Group] = set()
+        ambiguous: set[int] = set()
+        anchor_text: tuple[int, bytes] = (-1, b"")
+        for offset in self._later:
+            parsed = read(offset)
+            member = None if parsed is None else _member(parsed.value)
+            if parsed is None or member is None:
+                continue  # changed since it verified: nothing it says can be trusted
+            group, occurrence = member[:3], member[3]
+            previous = self._find((*group, occurrence - 1))
+            if previous is None:
+                broken.add(group)
+                continue
+            if broken:
+                continue  # the file fails; ambiguity no longer matters
+            anchor = previous if occurrence == 2 else self._find((*group, 1))
+            if anchor is None:
+                continue  # this group lacks occurrence 1: a later member will say so
+            if anchor_text[0] != anchor[0]:
+                anchor_text = (anchor[0], outcome_text(anchor[1]))
+            if outcome_text(parsed) != anchor_text[1]:
+                ambiguous.add(anchor[0])
+        self.ambiguous = len(ambiguous)
+        return self._first_missing(broken) if broken else None
+
+    def _first_missing(self, broken: set[Group]) -> int:
+        """The lowest missing occurrence of the first-seen broken group, from a second pass."""
+        first: Group | None = None
+        occurrences: set[int] = set()
+        for parsed in self._reader.interactions():
+            member = _member(parsed.value)
+            if member is None:
+                continue
+            if first is None and member[:3] in broken:
+                first = member[:3]
+            if member[:3] == first:
+                occurrences.add(member[3])
+        size = len(occurrences)
+        return next((o for o in range(1, size + 1) if o not in occurrences), 1)
+
+
+class _Group:
+    """A group seen more than once: its occurrences."""
+
+    __slots__ = ("occurrences",)
+
+    def __init__(self, occurrences: set[int]) -> None:
+        self.occurrences = occurrences
+
+
+class ExactKeys:
+    """Keys held in memory: call keys in a set, groups (first-seen order) in a dict."""
+
+    __slots__ = ("_ambiguous", "_call_keys", "_first_outcomes", "_groups", "ambiguous")
+
+    def __init__(self, *, count_ambiguity: bool) -> None:
+        self._call_keys: set[str] = set()
+        self._groups: dict[Group, int | _Group] = {}
+        self._first_outcomes: dict[Group, bytes] | None = {} if count_ambiguity else None
+        self._ambiguous: set[Group] = set()
+        self.ambiguous: int | None = None
+
+    def add(self, parsed: ParsedLine, offset: int) -> int | None:
+        """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        record: Any = parsed.value
+        call_key: str = record["callKey"]
+        if call_key in self._call_keys:
+            return DUPLICATE_CALL_KEY
+        self._call_keys.add(call_key)
+        occurrence = _occurrence(record)
+        group = _group(record)
+        seen = self._groups.get(group)
+        first_outcomes = self._first_outcomes
+        if seen is None:
+            self._groups[group] = occurrence
+            if first_outcomes is not None:
+                first_outcomes[group] = outcome_text(parsed)
+            return None
+        if isinstance(seen, int):
+            seen = self._groups[group] = _Group({seen})
+        if occurrence in seen.occurrences:
+            return DUPLICATE_OCCURRENCE
+        seen.occurrences.add(occurrence)
+        if first_outcomes is not None and outcome_text(parsed) != first_outcomes[group]:
+            self._ambiguous.add(group)
+        return None
+
+    def finish(self) -> int | None:
+        """FMT-17's missing occurrence of the first-seen group lacking one, or None."""
+        self.ambiguous = len(self._ambiguous) if self._first_outcomes is not None else None
+        for seen in self._groups.values():
+            if isinstance(seen, int):
+                if seen != 1:
+                    return 1
+                continue
+            size = len(seen.occurrences)
+            if max(seen.occurrences) != size:
+                return next(o for o in range(1, size + 1) if o not in seen.occurrences)
+        return None
+
+
+LineKeys = CompactKeys | ExactKeys
