@@ -4,7 +4,7 @@ Wall-clock ratios on a shared machine wander by tens of percent between runs; in
 counts under valgrind's callgrind do not (PYTHONHASHSEED is fixed). This script generates
 a 1,000-interaction cassette with ../shared/bench/gen_cassette.py, counts the instructions
 of three fresh interpreters that import the same modules (doing nothing more, running the
-floor, running `verify_file(path, jobs=1)`), subtracts the import-only count and prints
+floor, running `verify_file(path)`), subtracts the import-only count and prints
 instructions per line and the ratio. Needs valgrind; prints why and exits 0 without it.
 
   uv run --no-sync python scripts/profile_verify.py [--interactions 1000]
@@ -37,7 +37,7 @@ if mode == "floor":
             orjson.loads(line)
             hashlib.sha256(line).digest()
 elif mode == "verify":
-    verify_file(path, jobs=1)
+    verify_file(path)
 """
 
 _TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
@@ -87,7 +87,7 @@ def main() -> None:
         verify = (instructions("verify", path, directory) - base) / lines
     print(f"{lines} lines, instructions per line (imports subtracted)")
     print(f"  floor (orjson.loads + sha256): {floor:>9,.0f}")
-    print(f"  verify_file(path, jobs=1):     {verify:>9,.0f}")
+    print(f"  verify_file(path):             {verify:>9,.0f}")
     print(f"  ratio:                         {verify / floor:>9.2f}")
 
 
