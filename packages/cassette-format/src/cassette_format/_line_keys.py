@@ -57,6 +57,11 @@ def _member(record: Any) -> Member | None:
         return None
 
 
+def _call_key(record: Any) -> Any:
+    """The call key of a record read back (a dict: `LineReader` returns no other)."""
+    return record.get("callKey")
+
+
 def _occurrence(record: Any) -> int:
     """A validated occurrence as an int (`2.0` is occurrence 2)."""
     value = record["occurrence"]
@@ -65,7 +70,8 @@ def _occurrence(record: Any) -> int:
 
 def outcome_text(parsed: ParsedLine) -> bytes:
     """The canonical text of a verified record's outcome, compared for ambiguity (FMT-19)."""
-    outcome = parsed.value["outcome"]  # type: ignore[index, call-overload]
+    record: Any = parsed.value
+    outcome = record["outcome"]
     if parsed.canonical is not None:
         # A canonical line's sub-objects are canonical, and orjson writes them identically.
         return orjson.dumps(outcome, option=orjson.OPT_SORT_KEYS)
@@ -73,7 +79,7 @@ def outcome_text(parsed: ParsedLine) -> bytes:
 
     text: str | None = canonical_json(outcome).value_or(None)
     # A verified outcome always canonicalizes; should one not, its line's hash stands in.
-    fallback = "\0" + str(parsed.value["hash"])  # type: ignore[index, call-overload]
+    fallback = "\0" + str(record["hash"])
     return (fallback if text is None else text).encode("utf-8", "surrogatepass")
 
 
@@ -103,7 +109,7 @@ class CompactKeys:
 
         def same_call_key(at: int) -> bool:
             found = read(at)
-            return found is not None and found.value.get("callKey") == call_key  # type: ignore[union-attr]
+            return found is not None and _call_key(found.value) == call_key
 
         if not calls.insert(hash(call_key), offset, same_call_key):
             return DUPLICATE_CALL_KEY
