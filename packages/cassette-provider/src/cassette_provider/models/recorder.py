@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cassette_canonical import JsonValue
+from cassette_format.header import iso_timestamp
 from cassette_topology.sessions import (
     SESSION_MIXED,
     SESSION_ORDINAL,
@@ -42,12 +43,6 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def format_created_at(instant: datetime) -> str:
-    """Render `YYYY-MM-DDTHH:mm:ss.sssZ`, the form every writer emits (FMT-22)."""
-    utc = instant.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
-
-
 @dataclass(slots=True)
 class _Session:
     """What the recorder knows of one live session while it runs."""
@@ -66,36 +61,35 @@ class _Session:
         return tuple(replace(c, index=i) for i, c in enumerate(ordered, start=1))
 
 
-@dataclass(frozen=True, slots=True)
-class _StoredRequest:
-    """What a call's log stores of its request, and how matching finds it again."""
-
-    request: JsonValue
-    fingerprint: str
-    match_fingerprint: str | None = None
-    match_binding_fingerprint: str | None = None
-    redactions: int = 0
-
-
-def _stored_request(
+def _unanswered_call(
     request: JsonValue, session: str | None, redaction: SessionRedaction
-) -> _StoredRequest:
-    """Redact a request; fingerprints of the unredacted request are kept for matching.
+) -> RecordedCall:
+    """The call as logged before its response: the redacted request and how matching finds it.
 
     The stored `requestFingerprint` stays the digest of the stored request (the codec checks
-    it); a redacted request also keeps its unredacted exact and binding fingerprints.
+    it); a redacted request also keeps its unredacted exact and binding fingerprints. Index,
+    chunks and response facts are filled in when the call finishes.
     """
     exact = request_fingerprint(request, session)
     stored, count = redaction.request(request)
     if count == 0:
-        return _StoredRequest(request, exact)
+        return RecordedCall(0, request, exact, streamed=False, chunks=())
     invalid = SessionError(
         SESSION_REQUEST_INVALID,
         f"a model request of session {session_label(session)} is not lossless canonical JSON",
         session=session,
     )
     _, binding = value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
-    return _StoredRequest(stored, request_fingerprint(stored, session), exact, binding, count)
+    return RecordedCall(
+        0,
+        stored,
+        request_fingerprint(stored, session),
+        streamed=False,
+        chunks=(),
+        match_fingerprint=exact,
+        match_binding_fingerprint=binding,
+        request_redactions=count,
+    )
 
 
 class CallRecording:
@@ -108,12 +102,12 @@ class CallRecording:
         self,
         session: _Session,
         slot: int,
-        request: _StoredRequest,
+        unanswered: RecordedCall,
         redaction: SessionRedaction,
     ) -> None:
         self._session = session
         self._slot = slot
-        self._request = request
+        self._unanswered = unanswered
         self._redaction = redaction
         self._chunks: list[JsonValue] = []
         self._response_redactions = 0
@@ -132,17 +126,11 @@ class CallRecording:
         self._done = True
         self._session.open_slots.discard(self._slot)
         stored_meta, meta_count = self._redaction.value(meta)
-        request = self._request
-        self._session.finished[self._slot] = RecordedCall(
-            0,
-            request.request,
-            request.fingerprint,
-            streamed,
-            tuple(self._chunks),
-            stored_meta,
-            match_fingerprint=request.match_fingerprint,
-            match_binding_fingerprint=request.match_binding_fingerprint,
-            request_redactions=request.redactions,
+        self._session.finished[self._slot] = replace(
+            self._unanswered,
+            streamed=streamed,
+            chunks=tuple(self._chunks),
+            meta=stored_meta,
             response_redactions=self._response_redactions + meta_count,
         )
 
@@ -194,7 +182,7 @@ class SessionRecorder:
         if self._last_instant is not None and instant <= self._last_instant:
             instant = self._last_instant + timedelta(milliseconds=1)
         self._last_instant = instant
-        return format_created_at(instant)
+        return iso_timestamp(instant)  # `YYYY-MM-DDTHH:mm:ss.sssZ`, as cassettes (FMT-22)
 
     def declare_session(
         self, session_id: str, *, parent_session: str | None = None, fork: bool = False
@@ -317,12 +305,12 @@ class SessionRecorder:
         """
         resolved = resolve_call(session_id, first_call_ordinal)
         chosen = self._redaction if redaction is None else redaction
-        stored = _stored_request(request, resolved.session, chosen)
+        unanswered = _unanswered_call(request, resolved.session, chosen)
         session = self._session_for(resolved)
         slot = session.next_slot
         session.next_slot += 1
         session.open_slots.add(slot)
-        return CallRecording(session, slot, stored, chosen)
+        return CallRecording(session, slot, unanswered, chosen)
 
     async def stream(
         self, request: JsonValue, session_id: str | None = None
