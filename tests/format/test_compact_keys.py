@@ -139,7 +139,9 @@ def test_compact_tables_agree_with_exact_sets(specs: list[Spec], tag_bits: int |
 def test_a_repeated_group_is_counted_ambiguous_only_when_outcomes_differ() -> None:  # FMT-19
     same = _bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 0)])
     differ = _bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 1)])
-    for bodies, count in ((same, 0), (differ, 1)):
+    # one group of four, members 3 and 4 differing from 1: still one ambiguous group
+    four = _bodies([(s, s, "a", s, "result", 0 if s < 3 else 1) for s in (2, 1, 4, 3)])
+    for bodies, count in ((same, 0), (differ, 1), (four, 1)):
         summary = verify_stream(io.BytesIO(_file(bodies))).unwrap()
         assert summary["ambiguousGroups"] == count
 

@@ -139,7 +139,7 @@ class CompactKeys:
         read = self._reader.parsed_at
         broken: set[Group] = set()
         ambiguous: set[int] = set()
-        anchor_text: tuple[int, bytes] = (-1, b"")
+        anchor: tuple[Group | None, int, bytes] = (None, -1, b"")  # the last group's first
         for offset in self._later:
             parsed = read(offset)
             member = None if parsed is None else _member(parsed.value)
@@ -152,13 +152,13 @@ class CompactKeys:
                 continue
             if broken:
                 continue  # the file fails; ambiguity no longer matters
-            anchor = previous if occurrence == 2 else self._find((*group, 1))
-            if anchor is None:
-                continue  # this group lacks occurrence 1: a later member will say so
-            if anchor_text[0] != anchor[0]:
-                anchor_text = (anchor[0], outcome_text(anchor[1]))
-            if outcome_text(parsed) != anchor_text[1]:
-                ambiguous.add(anchor[0])
+            if anchor[0] != group:
+                first = previous if occurrence == 2 else self._find((*group, 1))
+                if first is None:
+                    continue  # this group lacks occurrence 1: a later member will say so
+                anchor = (group, first[0], outcome_text(first[1]))
+            if outcome_text(parsed) != anchor[2]:
+                ambiguous.add(anchor[1])
         self.ambiguous = len(ambiguous)
         return self._first_missing(broken) if broken else None
 
