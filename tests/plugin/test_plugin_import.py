@@ -2,14 +2,21 @@
 
 pytest loads the `cassette` entry point in every run on a machine with cassette-provider
 installed. Until a cassette fixture is requested, only the plugin module and its package's
-lazy `__init__` may be imported: no format, topology, canonical or provider stack.
+lazy `__init__` (with cassette_format's, which holds the lazy-export helper both use) may be
+imported: no format, topology, canonical or provider stack.
 """
 
 from __future__ import annotations
 
 import pytest
 
-_PLUGIN_ONLY = {"cassette_provider", "cassette_provider.pytest", "cassette_provider.pytest.plugin"}
+_PLUGIN_ONLY = {
+    "cassette_format",
+    "cassette_format.lazy_exports",
+    "cassette_provider",
+    "cassette_provider.pytest",
+    "cassette_provider.pytest.plugin",
+}
 
 _PROBE = """
 import sys

@@ -6,7 +6,9 @@ only when first used (`from cassette_provider.models import ReplayTransport` imp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cassette_format.lazy_exports import lazy_exports
 
 from cassette_provider.models.context import CallingSession, current_session, session_scope
 from cassette_provider.models.errors import (
@@ -40,18 +42,21 @@ if TYPE_CHECKING:
         model_request,
     )
 
-_TRANSPORT_NAMES = frozenset(
-    {"RecordingTransport", "ReplayTransport", "SESSION_HEADER", "ORDINAL_HEADER", "model_request"}
+_attribute, _ = lazy_exports(
+    __name__,
+    {
+        "cassette_provider.models.transport": (
+            "ORDINAL_HEADER",
+            "SESSION_HEADER",
+            "RecordingTransport",
+            "ReplayTransport",
+            "model_request",
+        )
+    },
 )
 
-
-def __getattr__(name: str) -> Any:
-    """Load the httpx transports lazily, so importing this package never needs httpx."""
-    if name in _TRANSPORT_NAMES:
-        from cassette_provider.models import transport
-
-        return getattr(transport, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # the httpx transports load on first use: importing this never needs httpx
+    __getattr__ = _attribute
 
 
 __all__ = [
