@@ -16,10 +16,11 @@ from cassette_format.errors import CassetteError
 from cassette_format.header import create_header, iso_timestamp
 from cassette_format.parse import load_cassette
 from cassette_format.records import RequestStorage
+from cassette_format.result_edge import or_raise
 from cassette_format.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import value_or_raise
-from returns.result import Failure
+from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
@@ -173,9 +174,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
     if registry.get(name) is not None:
         raise _invalid(f'a subagent provider named "{name}" is already registered')
     patterns = tuple(config.redaction_patterns)
-    redactor = compile_redactor(config.redact_secrets, patterns)
-    if isinstance(redactor, Failure):
-        raise redactor.failure()
+    redactor = or_raise(compile_redactor(config.redact_secrets, patterns), identity)
     path = expand_path(file)
     header = create_header(
         cassette=name,
@@ -188,15 +187,13 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
         created_at=datetime.now(UTC),
     )
-    if isinstance(header, Failure):
-        raise header.failure()
-    writer = CassetteWriter.open_blocking(path, header.unwrap(), config.write_mode)
+    writer = CassetteWriter.open_blocking(path, or_raise(header, identity), config.write_mode)
     recorder = RecordingProvider(
         name=name,
         upstream=upstream,
         registry=registry,
         writer=writer,
-        redactor=redactor.unwrap(),
+        redactor=redactor,
         storage=config.request_storage,
         tracker=TopologyTracker(writer.existing_interactions),
         clock=config.clock,
@@ -240,10 +237,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     if config.duplicate_policy not in {"reject", "sequence"}:
         raise _invalid('duplicatePolicy must be "reject" or "sequence"')
     path = expand_path(file)
-    cassette = load_cassette(path)
-    empty = replayable(cassette, path)
-    if isinstance(empty, Failure):
-        raise empty.failure()
+    cassette = or_raise(replayable(load_cassette(path), path), identity)
     speed = config.speed
     if (
         isinstance(speed, bool)
@@ -253,9 +247,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     ):
         raise _invalid("speed must be a finite number greater than or equal to 0.001")
     if config.timing == "recorded":
-        delays = check_recorded_delays(cassette.interactions, 1.0 / float(speed))
-        if isinstance(delays, Failure):
-            raise delays.failure()
+        or_raise(check_recorded_delays(cassette.interactions, 1.0 / float(speed)), identity)
     matcher = value_or_raise(
         InteractionMatcher.build(
             cassette,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 from cassette_format.errors import CassetteError
-from returns.result import Failure, Result
+from cassette_format.result_edge import or_raise
+from returns.result import Result
 
 from cassette_topology.errors import (
     CASSETTE_AMBIGUOUS,
@@ -63,6 +64,4 @@ def exception_for(error: TopologyError) -> Exception:
 
 def value_or_raise(result: Result[T, TopologyError]) -> T:
     """At an edge: the success value, or the failure raised as its exception."""
-    if isinstance(result, Failure):
-        raise result.failure().to_exception()
-    return result.unwrap()
+    return or_raise(result, TopologyError.to_exception)

@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from typing import NoReturn, TypeVar
 
 from cassette_canonical import JsonValue
+from cassette_format.result_edge import or_raise
 from cassette_topology.sessions import (
     SESSION_HARVEST,
     SESSION_LOG_FORMAT,
     SESSION_LOG_READ,
     SessionError,
 )
-from returns.result import Failure, Result
+from returns.result import Result
 
 _Value = TypeVar("_Value")
 
@@ -58,6 +59,4 @@ def raise_error(error: SessionError) -> NoReturn:
 
 def value_or_raise(result: Result[_Value, SessionError]) -> _Value:
     """The success value, or the failure raised as its exception (only at the edge)."""
-    if isinstance(result, Failure):
-        raise_error(result.failure())
-    return result.unwrap()
+    return or_raise(result, as_exception)

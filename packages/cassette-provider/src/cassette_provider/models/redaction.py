@@ -16,9 +16,9 @@ from typing import cast
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_topology.sessions import SESSION_CONFIG, SessionError
-from returns.result import Failure, Success
+from returns.pipeline import is_successful
 
-from cassette_provider.models.errors import raise_error
+from cassette_provider.models.errors import value_or_raise
 from cassette_provider.record.js_regex import compile_js_pattern
 from cassette_provider.record.redact import Redactor, compile_redactor
 from cassette_provider.record.snapshot import snapshot
@@ -42,12 +42,16 @@ class SessionRedaction:
         """A redacted copy of a chunk or meta object and the match count."""
         if not self.enabled:
             return value, 0
-        copied = snapshot(value)
-        if isinstance(copied, Failure):
-            return value, 0  # not lossless: the encoder refuses the log, nothing is written
-        embedded = self._embedded_json(copied.unwrap())
-        redacted = self.redactor.redact(copied.unwrap()).value_or((value, 0))
-        return cast(JsonValue, redacted[0]), redacted[1] + embedded
+        # a value that is not lossless is kept: the encoder refuses the log, nothing is written
+        return (
+            snapshot(value).map(lambda copied: self._redacted(copied, value)).value_or((value, 0))
+        )
+
+    def _redacted(self, copied: object, original: JsonValue) -> tuple[JsonValue, int]:
+        """Redact a private copy: embedded JSON strings first, then the copy itself."""
+        embedded = self._embedded_json(copied)
+        redacted, count = self.redactor.redact(copied).value_or((original, 0))
+        return cast(JsonValue, redacted), count + embedded
 
     def _embedded_json(self, root: object) -> int:
         """Redact, in place, strings of `root` holding a JSON object or array; the count.
@@ -81,9 +85,9 @@ class SessionRedaction:
             if not matches and not changed[index]:
                 continue
             count += matches
-            text = canonical_json(parsed)
-            if isinstance(text, Success):
-                holder[slot] = text.unwrap()  # type: ignore[index]
+            text = canonical_json(parsed).value_or(None)
+            if text is not None:
+                holder[slot] = text  # type: ignore[index]
                 if owner >= 0:
                     changed[owner] = True
         return count
@@ -104,15 +108,14 @@ class SessionRedaction:
 def session_redaction(enabled: bool, patterns: Sequence[str] = ()) -> SessionRedaction:
     """Compile the session-log redaction, or fail with SESSION_CONFIG naming the problem."""
     compiled = compile_redactor(enabled, tuple(patterns))
-    if isinstance(compiled, Failure):
-        index = next(
-            (i for i, p in enumerate(patterns) if isinstance(compile_js_pattern(p), Failure)), 0
-        )
-        raise_error(
-            SessionError(
-                SESSION_CONFIG,
-                f"redaction pattern {index + 1} of {len(patterns)} is invalid or outside the "
-                "supported JavaScript subset",
-            )
-        )
-    return SessionRedaction(compiled.unwrap())
+    return value_or_raise(compiled.map(SessionRedaction).alt(lambda _: _invalid_pattern(patterns)))
+
+
+def _invalid_pattern(patterns: Sequence[str]) -> SessionError:
+    """SESSION_CONFIG naming the first pattern that does not compile (1-based), not its text."""
+    index = next((i for i, p in enumerate(patterns) if not is_successful(compile_js_pattern(p))), 0)
+    return SessionError(
+        SESSION_CONFIG,
+        f"redaction pattern {index + 1} of {len(patterns)} is invalid or outside the "
+        "supported JavaScript subset",
+    )

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
 
 from cassette_canonical import JsonValue, fingerprint
+from cassette_format.result_edge import or_raise
 from cassette_format.sessions import quote
 from cassette_topology.sessions import (
     BINDING_POLICIES,
@@ -29,7 +30,6 @@ from cassette_topology.sessions import (
     session_label,
     start_binding,
 )
-from returns.result import Failure
 
 from cassette_provider.models.context import observe_subagents, resolve_call
 from cassette_provider.models.errors import (
@@ -183,19 +183,18 @@ class SessionReplayer:
         live = LiveModelCall(
             session, digest, normalized, resolved.first_call_ordinal, resolved.call_key
         )
-        routed = route_call(self._state, live)
-        if isinstance(routed, Failure):
-            mismatch = as_exception(routed.failure())
-            self._failures.append(mismatch)
-            raise mismatch
-        state, scripted = routed.unwrap()
+        state, scripted = or_raise(route_call(self._state, live), self._failed)
         if scripted.call.response_redactions and not self._allow_redacted:
             recorded = state.scripts[scripted.ordinal].recorded_session
-            refused = as_exception(_redacted(scripted, recorded))
-            self._failures.append(refused)
-            raise refused
+            raise self._failed(_redacted(scripted, recorded))
         self._state = state
         return scripted
+
+    def _failed(self, error: SessionError) -> ModelReplayError:
+        """The exception of a refused call, kept in `failures` before it is raised."""
+        failure = as_exception(error)
+        self._failures.append(failure)
+        return failure
 
     async def stream(
         self,

@@ -10,7 +10,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.protocol import StartRequest
-from cassette_provider.record.snapshot import snapshot
+from cassette_provider.record.snapshot import snapshot, snapshot_object
 
 __all__ = ["normalize_parent_context", "normalize_request", "normalize_tool_filter"]
 
@@ -54,11 +54,12 @@ def normalize_request(request: StartRequest) -> Result[dict[str, object], TypeEr
     for key, value in optional:
         if value is not None:
             candidate[key] = value
-    copied = snapshot(candidate)
-    if isinstance(copied, Failure):
-        return Failure(TypeError(_REQUEST_LOSSY))
-    normalized = copied.unwrap()
-    assert isinstance(normalized, dict)
+    lossless = snapshot_object(candidate).alt(lambda _: TypeError(_REQUEST_LOSSY))
+    return lossless.bind(_with_tool_filter)
+
+
+def _with_tool_filter(normalized: dict[str, object]) -> Result[dict[str, object], TypeError]:
+    """The request with its tool filter normalized (NORM-4), when it has one."""
     if "toolFilter" not in normalized:
         return Success(normalized)
     return normalize_tool_filter(normalized["toolFilter"]).map(
@@ -85,8 +86,7 @@ def _latest_request_header(prefix: Sequence[Mapping[str, object]]) -> dict[str, 
         if not isinstance(header, Mapping):
             return {}
         candidate = {key: header[key] for key in ("system", "tools") if key in header}
-        copied = snapshot(candidate)
-        return copied.unwrap() if isinstance(copied, Success) else None
+        return snapshot_object(candidate).value_or(None)
     return None
 
 
@@ -152,9 +152,8 @@ def _inherited_messages(
         message = _event_message(event)
         if message is None:
             continue
-        copied = snapshot(message)
-        value = copied.unwrap() if isinstance(copied, Success) else None
-        if not isinstance(value, dict):
+        value = snapshot_object(message).value_or(None)
+        if value is None:
             return Failure(TypeError("parent context contains a non-JSON model message"))
         _scrub(value, ids)
         messages.append(value)
@@ -179,8 +178,8 @@ def normalize_parent_context(
     events = parent.events
     prefix = _completed_prefix(list(events)) if inherits_parent_context else []
     header = _latest_request_header(prefix) if inherits_parent_context else None
-    options = snapshot(parent.options) if parent.options is not None else None
-    if not isinstance(options, Success):
+    options = None if parent.options is None else snapshot(parent.options).value_or(None)
+    if options is None:
         return Failure(TypeError("parent Agent options are not lossless plain JSON"))
     composed = parent.composed_preset
     if composed is not None and not isinstance(composed, str):
@@ -194,17 +193,17 @@ def normalize_parent_context(
         composition["sandboxMode"] = parent.sandbox_mode
     if parent.has_approval:
         composition["approvalPolicy"] = "never"
-    candidate: dict[str, object] = {"options": options.unwrap(), "session": _session(parent)}
+    candidate: dict[str, object] = {"options": options, "session": _session(parent)}
     if composition:
         candidate["composition"] = composition
-    if inherits_parent_context:
-        inherited = _inherited_messages(prefix)
-        if isinstance(inherited, Failure):
-            return inherited
-        candidate["inheritedMessages"] = inherited.unwrap()
-    copied = snapshot(candidate)
-    if isinstance(copied, Failure):
-        return Failure(TypeError("parent context is not lossless plain JSON"))
-    value = copied.unwrap()
-    assert isinstance(value, dict)
-    return Success(value)
+    if not inherits_parent_context:
+        return _lossless_context(candidate)
+    return _inherited_messages(prefix).bind(
+        lambda messages: _lossless_context({**candidate, "inheritedMessages": messages})
+    )
+
+
+def _lossless_context(candidate: dict[str, object]) -> Result[dict[str, object], TypeError]:
+    """A plain-JSON copy of the composed parent context, or the TypeError saying it is not."""
+    copied = snapshot_object(candidate)
+    return copied.alt(lambda _: TypeError("parent context is not lossless plain JSON"))

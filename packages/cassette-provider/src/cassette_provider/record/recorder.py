@@ -29,9 +29,12 @@ from cassette_format.records import (
     Timing,
     ToolFilter,
 )
+from cassette_format.result_edge import or_raise
 from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request_metadata
+from cassette_topology.errors import TopologyError
 from cassette_topology.exceptions import value_or_raise
-from returns.result import Failure
+from returns.functions import identity
+from returns.result import Failure, Success
 
 from cassette_provider.contract.abort import AbortSignal, CancelledRunError
 from cassette_provider.contract.agent import ParentAgent
@@ -46,8 +49,8 @@ from cassette_provider.contract.protocol import (
 )
 from cassette_provider.models.context import subagent_session
 from cassette_provider.record.normalize import normalize_parent_context, normalize_request
-from cassette_provider.record.redact import Redactor
-from cassette_provider.record.snapshot import snapshot
+from cassette_provider.record.redact import ProtectedFieldError, Redactor
+from cassette_provider.record.snapshot import snapshot_object
 
 if TYPE_CHECKING:
     from cassette_format.writer import CassetteWriter
@@ -66,14 +69,15 @@ def live_parent(parent: ParentAgent) -> LiveParent:
     return LiveParent(id=str(parent.id), origin=parent.origin)
 
 
+def _refused(problem: ProtectedFieldError) -> CassetteError:
+    """A redaction pattern that matches a protected content-block field (INVALID_CONFIG)."""
+    return CassetteError(str(problem), INVALID_CONFIG)
+
+
 def _full_view(normalized: Mapping[str, object], redactor: Redactor) -> FullRequestView:
     """The redacted full request view (REDACT-7); protected fields raise INVALID_CONFIG."""
-    copied = cast(dict[str, object], snapshot(normalized).unwrap())
-    redacted = redactor.redact(copied, "prompt")
-    if isinstance(redacted, Failure):
-        raise CassetteError(str(redacted.failure()), INVALID_CONFIG)
-    value, count = redacted.unwrap()
-    data = cast(dict[str, object], value)
+    data = or_raise(snapshot_object(normalized), identity)  # normalized is lossless already
+    _, count = or_raise(redactor.redact(data, "prompt"), _refused)  # redacts `data` in place
     raw_filter = data.get("toolFilter")
     tool_filter = None
     if isinstance(raw_filter, dict):
@@ -234,10 +238,7 @@ class RecordingProvider(ProviderIdentity):
 
     def _preprocess(self, request: StartRequest) -> _Admitted:
         """Normalize, build the view, reserve the identity (PROV-3); no sequence yet."""
-        normalized = normalize_request(request)
-        if isinstance(normalized, Failure):
-            raise normalized.failure()
-        body = normalized.unwrap()
+        body = or_raise(normalize_request(request), identity)
         if self._storage == "metadata":
             metadata = value_or_raise(request_metadata(body))
             # Issue 14: the stored label and names are redacted too (the file gets committed).
@@ -246,15 +247,13 @@ class RecordingProvider(ProviderIdentity):
             )
         else:
             view = _full_view(body, self._redactor)
-        context = normalize_parent_context(request.parent, self._inherits)
-        if isinstance(context, Failure):
-            raise context.failure()
+        context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
         label = body.get("label")
         reserved = value_or_raise(
             self._tracker.reserve_normalized(
                 live_parent(request.parent),
                 body,
-                context.unwrap(),
+                context,
                 # Issue 14: the call key's label segment is cut from the redacted label.
                 shown_label=self._redactor.redact_text(label)[0]
                 if isinstance(label, str) and self._redactor.enabled
@@ -389,11 +388,9 @@ class RecordingProvider(ProviderIdentity):
         clocked.start_latency_ms = elapsed_ms(self._clock, clocked.start)
         local = run.local_agent
         if local is not None:
-            registered = self._tracker.register_local_child(
-                str(local.id), admitted.reserved.call_key
-            )
-            if isinstance(registered, Failure):
-                await self._local_child_failed(call, run, registered.failure().to_exception())
+            match self._tracker.register_local_child(str(local.id), admitted.reserved.call_key):
+                case Failure(TopologyError() as refused):
+                    await self._local_child_failed(call, run, refused.to_exception())
         call.published, call.local = True, local is not None
         return RecordedRun(self, call, run)
 
@@ -477,25 +474,23 @@ class RecordedRun:
             except Exception as error:
                 await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(error)))
                 raise
-            copied = snapshot(value)
-            if isinstance(copied, Failure) or not isinstance(copied.unwrap(), dict):
+            live = snapshot_object(value).value_or(None)
+            if live is None:
                 lossy = TypeError(_RESULT_LOSSY)
                 await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(lossy)))
                 raise lossy
-            live = copied.unwrap()
-            stored = snapshot(live).unwrap()
-            redacted = self._recorder.redactor.redact(stored, "output")
-            if isinstance(redacted, Failure):
-                refused = CassetteError(str(redacted.failure()), INVALID_CONFIG)
-                await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(refused)))
-                raise refused
-            result, count = redacted.unwrap()
-            await self._persist(
-                ResultOutcome(
-                    result=freeze_object(cast("dict[str, JsonValue]", result)), redactions=count
-                )
-            )
-            return cast(SubagentResult, live)
+            stored = or_raise(snapshot_object(live), identity)  # the copy the cassette keeps
+            match self._recorder.redactor.redact(stored, "output").alt(_refused):
+                case Success((result, count)):
+                    frozen = freeze_object(cast("dict[str, JsonValue]", result))
+                    await self._persist(ResultOutcome(result=frozen, redactions=count))
+                    return cast(SubagentResult, live)
+                case Failure(refused):
+                    await self._persist(
+                        ResultErrorOutcome(error=self._recorder.error_facts(refused))
+                    )
+                    raise refused
+            raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
         except BaseException as error:  # any other way out still ends the call as a line
             self._claim(error)
             raise

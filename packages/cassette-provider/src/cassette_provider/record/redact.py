@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from cassette_format.records import RequestMetadata, ToolFilter
+from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
 from cassette_provider.record.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
@@ -311,12 +312,12 @@ def compile_redactor(enabled: bool, custom: Sequence[str]) -> Result[Redactor, P
     """
     if not enabled:
         return Success(Redactor(enabled=False, patterns=()))
-    compiled: list[re.Pattern[str]] = list(_KEY_PATTERNS)
-    for source in custom:
-        pattern = compile_js_pattern(source)
-        if isinstance(pattern, Failure):
-            return pattern
-        compiled.append(pattern.unwrap())
-    return Success(
-        Redactor(enabled=True, patterns=tuple(compiled), key_patterns=_KEY_PATTERNS, builtins=True)
+    translated = Fold.collect((compile_js_pattern(source) for source in custom), Success(()))
+    return translated.map(
+        lambda patterns: Redactor(
+            enabled=True,
+            patterns=(*_KEY_PATTERNS, *patterns),
+            key_patterns=_KEY_PATTERNS,
+            builtins=True,
+        )
     )

@@ -8,7 +8,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-__all__ = ["NotLossless", "snapshot"]
+__all__ = ["NotLossless", "snapshot", "snapshot_object"]
 
 #: Largest magnitude below which every int is a double exactly; beyond it we test the round trip.
 _SAFE: Final = 2**53
@@ -95,6 +95,18 @@ def snapshot(value: object) -> Result[object, NotLossless]:
         else:
             target.append(copied)
     return Success(root)
+
+
+def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
+    """The snapshot of a value that must be a JSON object (a request, a context, a result)."""
+    return snapshot(value).bind(_object)
+
+
+def _object(copied: object) -> Result[dict[str, object], NotLossless]:
+    """The copy typed as the JSON object it is, or a NotLossless when it is not one."""
+    if isinstance(copied, dict):
+        return Success(copied)
+    return Failure(NotLossless(f"{type(copied).__name__} is not a JSON object"))
 
 
 def _entries(container: object) -> Iterator[tuple[object, object]]:

@@ -16,8 +16,10 @@ from cassette_format.records import (
     ResultOutcome,
     StartErrorOutcome,
 )
+from cassette_format.result_edge import or_raise
 from cassette_topology import InteractionMatcher, live_call, stored_request_metadata
 from cassette_topology.exceptions import value_or_raise
+from returns.functions import identity
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortController, AbortSignal
@@ -124,15 +126,9 @@ class ReplayProvider(ProviderIdentity):
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
-        normalized = normalize_request(request)
-        if isinstance(normalized, Failure):
-            raise normalized.failure()
-        context = normalize_parent_context(request.parent, self._inherits)
-        if isinstance(context, Failure):
-            raise context.failure()
-        call = value_or_raise(
-            live_call(live_parent(request.parent), normalized.unwrap(), context.unwrap())
-        )
+        normalized = or_raise(normalize_request(request), identity)
+        context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
+        call = value_or_raise(live_call(live_parent(request.parent), normalized, context))
         interaction = value_or_raise(self._matcher.match(call))
         subagent_replayed(interaction.call_key)  # its model session's script is covered
         timing = interaction.timing

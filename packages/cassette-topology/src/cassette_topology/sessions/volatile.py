@@ -14,7 +14,7 @@ from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, fingerprint, parse_json, utf16_sort_key
 from cassette_format.sessions import SessionError
-from returns.result import Failure, Result, Success
+from returns.result import Result
 
 from cassette_topology.call_ids import stable_call_id
 from cassette_topology.sessions.errors import SESSION_REQUEST_INVALID
@@ -55,10 +55,11 @@ def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, SessionError
     The copy comes from a canonical round trip (so keys are in canonical order) and the walk
     is iterative (an explicit stack), so deep requests cannot exhaust the stack.
     """
-    copied = canonical_json(request).bind(parse_json).alt(lambda _: _INVALID)
-    if isinstance(copied, Failure):
-        return copied
-    root = copied.unwrap()
+    return canonical_json(request).bind(parse_json).alt(lambda _: _INVALID).map(_renumber_copy)
+
+
+def _renumber_copy(root: JsonValue) -> JsonValue:
+    """Renumber, in place, the tool-call ids of a private copy, depth-first in key order."""
     ids: dict[str, str] = {}
     stack: list[JsonValue] = [root]
     while stack:
@@ -70,7 +71,7 @@ def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, SessionError
         else:
             continue
         stack.extend(reversed(nested))
-    return Success(root)
+    return root
 
 
 def has_volatile_ids(request: JsonValue) -> bool:
