@@ -13,24 +13,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_topology.sessions import SESSION_ORDINAL, SessionError, session_label
 
-from cassette_provider.extras import MissingExtraError
+from cassette_provider.extras import require_extra
 from cassette_provider.models.errors import raise_error
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
 from cassette_provider.models.redaction import SessionRedaction, session_redaction
 from cassette_provider.models.replayer import SessionReplayer
 from cassette_provider.models.sse import SseDecoder, encode_event
 
-try:
+if TYPE_CHECKING:
     import httpx
-except ModuleNotFoundError as missing:  # the optional dependency: name the extra to install
-    if missing.name != "httpx":
-        raise
-    raise MissingExtraError("httpx", "httpx", __name__) from missing
+else:  # the optional dependency: a missing httpx names the extra to install
+    httpx = require_extra("httpx", __name__)
 
 #: Request header naming the calling session.
 SESSION_HEADER: Final = "x-cassette-session"
