@@ -7,8 +7,10 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMBERS = ["canonical", "format", "topology", "provider", "cli"]
@@ -144,3 +146,34 @@ def test_every_import_is_declared(member: str) -> None:
             elif context == "typing" and not dists & anywhere:
                 problems.append(f"{where} for typing, declared nowhere")
     assert problems == []
+
+
+# --- Each package is released on its own (issue 15) ------------------------------------------
+
+
+def _project(name: str) -> dict[str, Any]:
+    """The [project] table of a member's pyproject.toml."""
+    text = (ROOT / "packages" / name / "pyproject.toml").read_text("utf-8")
+    project: dict[str, Any] = tomllib.loads(text)["project"]
+    return project
+
+
+@pytest.mark.parametrize("member", MEMBERS)
+def test_each_sibling_range_admits_the_sibling_s_version(member: str) -> None:
+    """A release of one member must not leave another depending on a range that excludes it."""
+    for requirement in _project(f"cassette-{member}")["dependencies"]:
+        parsed = Requirement(requirement)
+        if parsed.name.startswith("cassette-"):
+            version = _project(parsed.name)["version"]
+            assert parsed.specifier.contains(version), (member, requirement, version)
+
+
+@pytest.mark.parametrize("member", MEMBERS)
+def test_the_changelog_s_latest_release_is_the_package_version(member: str) -> None:
+    """`## [x.y.z]` below `## [Unreleased]` names the version the pyproject declares."""
+    base = ROOT / "packages" / f"cassette-{member}"
+    changelog = (base / "CHANGELOG.md").read_text("utf-8")
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, flags=re.MULTILINE)
+    assert released, f"{member}: no released version in CHANGELOG.md"
+    assert released[0] == _project(f"cassette-{member}")["version"]
+    assert changelog.index("## [Unreleased]") < changelog.index(f"## [{released[0]}]")
