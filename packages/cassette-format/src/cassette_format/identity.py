@@ -8,14 +8,18 @@ TOPO-3, MATCH-1), mismatch diagnostics (DIAG-2, DIAG-3) and cassette diff (DIFF-
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from cassette_canonical import utf16_sort_key
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["CallGroup", "CallIdentity", "IdentityMembers"]
+__all__ = ["CallGroup", "CallIdentity", "GroupKey", "IdentityMembers"]
+
+#: A `CallGroup`'s plain triple, which equals and hashes as it: the cheap key of hot indexes
+#: (a NamedTuple costs a Python-level constructor per key).
+GroupKey: TypeAlias = tuple[str, str, str]
 
 
 class CallGroup(NamedTuple):
@@ -85,11 +89,11 @@ class IdentityMembers:
     request_fingerprint: str
 
     @property
-    def group_key(self) -> CallGroup:
-        """The parent-context/request group this interaction belongs to (FMT-16)."""
-        return CallGroup(self.parent_key, self.parent_context_fingerprint, self.request_fingerprint)
+    def group_key(self) -> GroupKey:
+        """The parent-context/request group this interaction belongs to, as its plain triple."""
+        return (self.parent_key, self.parent_context_fingerprint, self.request_fingerprint)
 
     @property
     def identity(self) -> CallIdentity:
-        """Which recorded call this is: its group and occurrence (DIFF-1)."""
-        return CallIdentity(self.group_key, self.occurrence)
+        """Which recorded call this is: its group and occurrence (FMT-16, DIFF-1)."""
+        return CallIdentity(CallGroup._make(self.group_key), self.occurrence)

@@ -4,13 +4,12 @@ Pure: no I/O and no clocks. Core steps return `returns` Results carrying a `Topo
 `TopologyError.to_exception()` gives the exception the edges raise.
 """
 
-from cassette_format.identity import CallGroup, CallIdentity
+from cassette_format.identity import CallGroup, CallIdentity, GroupKey
 from cassette_format.policy import PolicyField
 
 from cassette_topology.call_keys import (
     DEFAULT_LABEL,
     ROOT_KEY,
-    GroupKey,
     call_key,
     group_key,
     readable_label,

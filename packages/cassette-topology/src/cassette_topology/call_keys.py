@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final, Protocol, TypeAlias
+from typing import Final, Protocol
 
 from cassette_canonical import fingerprint
 from cassette_format.identity import CallGroup, CallIdentity
@@ -21,9 +21,7 @@ _LABEL_LIMIT: Final = 32
 _DIGEST_PREFIX_LENGTH: Final = len("sha256:")
 _IDENTITY_HEX_LENGTH: Final = 12
 
-#: The duplicate-group identity shared by every occurrence of one request under one parent.
-GroupKey: TypeAlias = CallGroup
-#: `group_key(parent_key, parent_context_fingerprint, request_fingerprint)` builds one.
+#: `group_key(parent_key, parent_context_fingerprint, request_fingerprint)` builds a group.
 group_key: Final = CallGroup
 
 

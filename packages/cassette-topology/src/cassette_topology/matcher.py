@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from cassette_format import CassetteFile, ambiguous_groups
-from cassette_format.identity import CallGroup
+from cassette_format.identity import GroupKey
 from cassette_format.records import CassetteInteraction, ResultOutcome
 from returns.result import Failure, Result, Success
 
@@ -40,7 +40,7 @@ class MatcherState:
     """A frozen copy of what matching changes: topology, group heads, consumed and covered keys."""
 
     topology: TopologySnapshot
-    group_heads: tuple[tuple[CallGroup, int], ...]
+    group_heads: tuple[tuple[GroupKey, int], ...]
     consumed: frozenset[str]
     covered: frozenset[str] = frozenset()
 
@@ -108,12 +108,12 @@ class InteractionMatcher:
         """Index interactions as given (file order); use `build` to validate a cassette first."""
         self._physical: tuple[CassetteInteraction, ...] = tuple(physical)
         self._by_sequence = tuple(sorted(self._physical, key=lambda item: item.sequence))
-        groups: dict[CallGroup, list[CassetteInteraction]] = {}
+        groups: dict[GroupKey, list[CassetteInteraction]] = {}
         for item in self._by_sequence:
             groups.setdefault(item.group_key, []).append(item)
         # One dict probe per match: the group holds its own replay cursor, and an
         # interaction is consumed exactly when its index is below that cursor.
-        self._groups: dict[CallGroup, _Group] = {
+        self._groups: dict[GroupKey, _Group] = {
             key: _Group(tuple(sorted(members, key=lambda item: item.occurrence)))
             for key, members in groups.items()
         }
@@ -190,14 +190,17 @@ class InteractionMatcher:
             lambda parent_key: self._consume(parent_key, call)
         )
 
-    def _head(self, key: CallGroup) -> CassetteInteraction | None:
+    def _head(self, key: GroupKey) -> CassetteInteraction | None:
         group = self._groups.get(key)
         return None if group is None else group.head()
 
     def _consume(
         self, parent_key: str, call: LiveCall
     ) -> Result[CassetteInteraction, TopologyError]:
-        group = self._groups.get(call.group_under(parent_key))
+        # The plain triple (GroupKey): equal to the CallGroup, with no constructor per match.
+        group = self._groups.get(
+            (parent_key, call.parent_context_fingerprint, call.request_fingerprint)
+        )
         head = None if group is None else group.head()
         if group is None or head is None:
             return self._mismatch(parent_key, call).bind(_mismatch_failure)
