@@ -7,7 +7,6 @@ from json.encoder import encode_basestring  # the C encoder when present; public
 from typing import Final
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def utf16_sort_key(s: str) -> bytes:
@@ -29,8 +28,14 @@ def quote(s: str) -> str:
 
 
 def join_surrogate_pairs(s: str) -> str:
-    """Combine each high+low surrogate code-point pair into its astral character, as JS sees it."""
-    return _PAIR.sub(_combine, s)
+    """Combine each high+low surrogate code-point pair into its astral character, as JS sees it.
+
+    A UTF-16 round trip does it in C: the pair's two code units decode as one character,
+    while a lone surrogate passes through unchanged.
+    """
+    if not has_surrogate(s):
+        return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def has_surrogate(s: str) -> bool:
@@ -46,12 +51,6 @@ def has_surrogate(s: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
-
-
-def _combine(match: re.Match[str]) -> str:
-    """The astral character a matched surrogate pair denotes."""
-    high, low = (ord(c) for c in match.group())
-    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
 
 
 def _escape_unit(match: re.Match[str]) -> str:

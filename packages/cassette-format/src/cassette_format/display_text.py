@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from cassette_canonical.strings import join_surrogate_pairs
+
 __all__ = ["CONTROL_RANGES", "display", "join_surrogate_pairs", "printable"]
 
 #: Code points in Cc, Cf, Zl or Zp, pinned from Node's ICU (Unicode 17.0) rather than taken
@@ -52,13 +54,6 @@ def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:
 CONTROL_CLASS: Final = _character_class(CONTROL_RANGES)
 _CONTROL: Final = re.compile(CONTROL_CLASS)
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-def join_surrogate_pairs(text: str) -> str:
-    """Combine high+low surrogate code points into one character, as a JS string reads them."""
-    if _SURROGATE.search(text) is None:
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _escape_control(match: re.Match[str]) -> str:
