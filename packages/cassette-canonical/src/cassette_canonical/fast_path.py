@@ -28,7 +28,7 @@ from typing import Final
 import orjson
 
 from cassette_canonical.limits import C_RECURSION_SAFE
-from cassette_canonical.strings import utf16_sort_key
+from cassette_canonical.strings import sorts_by_code_point, utf16_sort_key
 
 _JSON_ENCODE: Final = json.JSONEncoder(
     ensure_ascii=False,
@@ -64,7 +64,6 @@ def _load_encoders() -> tuple[Callable[[object], bytes], ...]:
 
 # Tried in order; each may raise on anything it cannot write, and the next one gets a turn.
 ENCODERS: tuple[Callable[[object], bytes], ...] = _load_encoders()
-_ORDER_SENSITIVE: Final = re.compile("[\ud800-\U0010ffff]")
 _LEAF_TYPES: Final = frozenset({str, int, float, bool, type(None)})
 _PLAIN_TYPES: Final = _LEAF_TYPES | {dict, list}
 _CONTAINER_TYPES: Final = frozenset({dict, list})
@@ -110,8 +109,7 @@ def _plain_tree(value: object) -> bool:
             pending.extend([child for child in children if type(child) in _CONTAINER_TYPES])
     if not set(map(type, keys)) <= {str}:
         return False
-    joined = "".join(keys)  # type: ignore[arg-type]
-    return joined.isascii() or _ORDER_SENSITIVE.search(joined) is None
+    return sorts_by_code_point("".join(keys))  # type: ignore[arg-type]
 
 
 def _plain_numbers(children: Iterable[object]) -> bool:
@@ -132,13 +130,13 @@ def _plain_numbers(children: Iterable[object]) -> bool:
 # `1e+16` where JS writes 10000000000000000; from e+21 on both agree), exponent -6
 # (`1e-6` for JS `0.000001`), integral floats (`100.0`, `-0.0`); ints beyond 2^53 (D-1)
 # make orjson's OPT_STRICT_INTEGER refuse to serialize. Matches inside strings only cost
-# a trip through the exact path. A number ends at a delimiter or, for a top-level
-# number, at the end of the text.
-_INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?:[,}\]]|\Z)")
+# a trip through the exact path. The scans look for a number's end at a delimiter, so a
+# top-level number (the text ends in a digit) is left to the exact path.
+_INTEGRAL_FLOAT: Final = re.compile(rb"\.0[,}\]]")
 # Searched as `-6` plus a delimiter, then checked for the `e` before it: `e` is so common
 # in text that a search starting from it costs twice as much.
-_MINUS_SIX: Final = re.compile(rb"-6(?:[,}\]]|\Z)")
-_EXPONENT_PLAIN_IN_JS: Final = re.compile(rb"e\+(?:1[6-9]|20)(?:[,}\]]|\Z)")
+_MINUS_SIX: Final = re.compile(rb"-6[,}\]]")
+_EXPONENT_PLAIN_IN_JS: Final = re.compile(rb"e\+(?:1[6-9]|20)[,}\]]")
 # Supplementary characters (lead bytes F0-F4) next to U+E000-U+FFFF (EE, EF): UTF-16 and
 # code-point key orders differ only when both occur.
 _ASTRAL_LEADS: Final = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
@@ -152,6 +150,8 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
     True also proves the text had no duplicate members, no layout slack and only canonical
     numbers (CANON-1..7), since re-serializing the value gave the very same bytes.
     """
+    if raw[-1:].isdigit():  # a top-level number: the scans below need a delimiter after it
+        return False
     # Only a supplementary character beside one in U+E000-U+FFFF can order keys differently
     # in UTF-16 units than orjson's code-point sort; then the keys are ordered explicitly.
     mixed = (b"\xee" in raw or b"\xef" in raw) and any(lead in raw for lead in _ASTRAL_LEADS)

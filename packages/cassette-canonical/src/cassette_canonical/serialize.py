@@ -8,7 +8,6 @@ other objects are rejected rather than guessed at.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -22,10 +21,14 @@ from cassette_canonical.errors import (
 )
 from cassette_canonical.json_path import json_path
 from cassette_canonical.numbers import float_text, int_text
-from cassette_canonical.strings import has_surrogate, join_surrogate_pairs, quote, utf16_sort_key
+from cassette_canonical.strings import (
+    has_surrogate,
+    join_surrogate_pairs,
+    quote,
+    sorts_by_code_point,
+    utf16_sort_key,
+)
 
-# Code-point order equals UTF-16 order unless a key holds a character at or above U+D800.
-_ORDER_SENSITIVE: Final = re.compile("[\ud800-\U0010ffff]")
 _NON_LOSSLESS: Final = "canonical JSON contains a non-lossless number"
 
 
@@ -131,7 +134,7 @@ def _sorted_keys(members: dict[object, object], frames: list[_Frame]) -> list[st
             )
         keys.append(key)
     joined = "".join(keys)
-    if joined.isascii() or _ORDER_SENSITIVE.search(joined) is None:
+    if sorts_by_code_point(joined):
         keys.sort()
         return keys
     if has_surrogate(joined) and len({join_surrogate_pairs(k) for k in keys}) != len(keys):

@@ -7,6 +7,8 @@ from json.encoder import encode_basestring  # the C encoder when present; public
 from typing import Final
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# Code-point order equals UTF-16 order unless a string holds a character at or above U+D800.
+_ORDER_SENSITIVE: Final = re.compile("[\ud800-\U0010ffff]")
 
 
 def utf16_sort_key(s: str) -> bytes:
@@ -17,6 +19,11 @@ def utf16_sort_key(s: str) -> bytes:
     exactly as the code units do.
     """
     return s.encode("utf-16-be", "surrogatepass")
+
+
+def sorts_by_code_point(joined_keys: str) -> bool:
+    """Whether keys made of these characters sort the same by code point as by UTF-16 units."""
+    return joined_keys.isascii() or _ORDER_SENSITIVE.search(joined_keys) is None
 
 
 def quote(s: str) -> str:
