@@ -14,7 +14,7 @@ import re
 import socket
 import stat
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeGuard
 
 from cassette_format._members import present
@@ -88,14 +88,14 @@ def _process_stat(pid: int) -> tuple[str, int] | None:
         return None
 
 
-def this_process(token: str) -> LockHolder:
-    """The marker of a lock this process takes now."""
+def this_process(token: str, acquired_at: datetime) -> LockHolder:
+    """The marker of a lock this process takes with `token` at `acquired_at`."""
     pid = os.getpid()
     found = _process_stat(pid)
     return LockHolder(
         token=token,
         pid=pid,
-        acquired_at=iso_timestamp(datetime.now(UTC)),
+        acquired_at=iso_timestamp(acquired_at),
         host=socket.gethostname(),
         boot_id=_boot_id(),
         process_start=None if found is None else found[1],

@@ -2,7 +2,8 @@
 
 Each decoder matches the validated shape with `match` patterns, so every field is
 narrowed to its type by the pattern itself; a shape the rules would never pass is a
-Failure, never a record with a wrong type inside.
+Failure, never a record with a wrong type inside. Payload objects and arrays the line's
+parse just built are adopted as frozen views (`frozen_json`), without copying or walking.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from cassette_format.records import (
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["decode_header", "decode_interaction", "header_from_checked", "interaction_from_checked"]
+__all__ = ["decode_header", "decode_interaction"]
 
 JsonObject = Mapping[str, "JsonValue"]
 
@@ -258,13 +259,3 @@ def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, Cassett
                 )
             )
     return _unexpected("interaction")
-
-
-def header_from_checked(value: JsonObject) -> CassetteHeader | None:
-    """The typed header of a mapping FMT-9 accepted (None only if it did not)."""
-    return decode_header(value).value_or(None)
-
-
-def interaction_from_checked(value: JsonObject) -> CassetteInteraction | None:
-    """The typed interaction of a mapping FMT-10 accepted (None only if it did not)."""
-    return decode_interaction(value).value_or(None)

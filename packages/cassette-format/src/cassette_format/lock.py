@@ -27,6 +27,7 @@ import os
 import uuid
 import warnings
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from cassette_format._flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
 from cassette_format._holder import LockHolder, holder_is_dead, read_marker, this_process
@@ -259,7 +260,7 @@ def acquire_writer_lock(absolute: str) -> WriterLock:
     """Take the name, file and directory locks of `absolute`, or fail immediately."""
     lock_path = writer_lock_path(absolute)
     target = os.path.realpath(absolute)  # the file a writer will write, even via a dangling link
-    holder = this_process(str(uuid.uuid4()))
+    holder = this_process(str(uuid.uuid4()), datetime.now(UTC))  # the edge reads id and clock
     guards = _take_guards(lock_path, target)
     try:
         _record_holder(guards, holder.to_marker())
