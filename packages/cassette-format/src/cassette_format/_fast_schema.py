@@ -3,8 +3,9 @@
 `interaction_fits` answers one question: does this value plainly satisfy every rule of
 FMT-10 rules 1-9? It is deliberately narrower than the ordered checks (integers
 must be ints, never integral floats; any surprise answers False) and never builds a
-message. False only means "ask the ordered checks", which find the reference's first
-failure in the reference's order or accept the unusual-but-valid record. The invariant
+message. False only means "ask the ordered checks" (`interaction_rules`, where FMT-10
+lives), which find the reference's first failure in the reference's order or accept the
+unusual-but-valid record. The invariant
 `interaction_fits(v, h) => check_interaction(v, line, h) accepts v` is property-tested.
 """
 
