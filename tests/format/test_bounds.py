@@ -253,3 +253,28 @@ def test_regular_file_through_a_symlink_still_reads(tmp_path: Path) -> None:
     alias.symlink_to(target)
     assert len(load_cassette(alias).interactions) == 1
     assert verify_file(alias)["interactions"] == 1
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [{"a": 1, "b": 2}, {"\uffff": 1, "\U0001f600": 2}],
+    ids=["plain-extra", "utf16-ordered-extra"],
+)
+def test_relaid_line_does_not_make_an_identical_group_ambiguous(
+    keys: dict[str, int], tmp_path: Path
+) -> None:
+    """FMT-19, CANON-3: one canonical and one relaid line with equal outcomes agree.
+
+    A canonical line's outcome must be compared in its UTF-16 key order, as a non-canonical
+    line's is; verify (compact keys, file and stream) and the loader's summary agree.
+    """
+    records = [orjson.loads(line) for line in _with_result_extra(keys, keys).splitlines()]
+    records[2]["outcome"] = records[1]["outcome"]  # one group, two equal outcomes
+    lines = _rehashed(records).split(b"\n")
+    lines[2] = lines[2] + b" "  # the second member: same record, non-canonical layout
+    data = b"\n".join(lines)
+    target = tmp_path / "relaid.jsonl"
+    target.write_bytes(data)
+    loaded = summarize(parse_cassette(data).unwrap())["ambiguousGroups"]
+    streamed = verify_stream(io.BytesIO(data)).unwrap()["ambiguousGroups"]
+    assert (loaded, streamed, verify_file(target)["ambiguousGroups"]) == (0, 0, 0)

@@ -73,8 +73,10 @@ def outcome_text(parsed: ParsedLine) -> bytes:
     record: Any = parsed.value
     outcome = record["outcome"]
     if parsed.canonical is not None:
-        # A canonical line's sub-objects are canonical, and orjson writes them identically.
-        return orjson.dumps(outcome, option=orjson.OPT_SORT_KEYS)
+        # A canonical line's sub-objects are canonical and were parsed in file order, which is
+        # UTF-16 key order (CANON-3); orjson writes them back as they stand. Sorting here would
+        # use code-point order and could disagree with a non-canonical member (FMT-19).
+        return orjson.dumps(outcome)
     from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
 
     text: str | None = canonical_json(outcome).value_or(None)
