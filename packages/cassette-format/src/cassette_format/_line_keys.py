@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from cassette_format._offset_table import OffsetTable
+from cassette_format.summary import outcome_canonical_text
 
 if TYPE_CHECKING:
     from cassette_format._record_line import ParsedLine
     from cassette_format._reread import LineReader
+    from cassette_format.identity import GroupKey
 
 __all__ = [
     "DUPLICATE_CALL_KEY",
@@ -40,11 +42,10 @@ __all__ = [
 DUPLICATE_CALL_KEY: Final = 1
 DUPLICATE_OCCURRENCE: Final = 2
 
-Group = tuple[Any, Any, Any]
-Member = tuple[Any, Any, Any, Any]
+Member = tuple[str, str, str, Any]
 
 
-def _group(record: Any) -> Group:
+def _group(record: Any) -> GroupKey:
     """The parent-context/request group of a validated interaction record."""
     return (record["parentKey"], record["parentContextFingerprint"], record["requestFingerprint"])
 
@@ -77,12 +78,8 @@ def outcome_text(parsed: ParsedLine) -> bytes:
         # UTF-16 key order (CANON-3); orjson writes them back as they stand. Sorting here would
         # use code-point order and could disagree with a non-canonical member (FMT-19).
         return orjson.dumps(outcome)
-    from cassette_canonical import canonical_json  # lazy: only non-canonical lines need it
-
-    text: str | None = canonical_json(outcome).value_or(None)
-    # A verified outcome always canonicalizes; should one not, its line's hash stands in.
-    fallback = "\0" + str(record["hash"])
-    return (fallback if text is None else text).encode("utf-8", "surrogatepass")
+    text = outcome_canonical_text(outcome, str(record["hash"]))
+    return text.encode("utf-8", "surrogatepass")
 
 
 class CompactKeys:
@@ -139,9 +136,9 @@ class CompactKeys:
     def finish(self) -> int | None:
         """FMT-17's missing occurrence, or None; also counts ambiguous groups (FMT-19)."""
         read = self._reader.parsed_at
-        broken: set[Group] = set()
+        broken: set[GroupKey] = set()
         ambiguous: set[int] = set()
-        anchor: tuple[Group | None, int, bytes] = (None, -1, b"")  # the last group's first
+        anchor: tuple[GroupKey | None, int, bytes] = (None, -1, b"")  # the last group's first
         for offset in self._later:
             parsed = read(offset)
             member = None if parsed is None else _member(parsed.value)
@@ -164,9 +161,9 @@ class CompactKeys:
         self.ambiguous = len(ambiguous)
         return self._first_missing(broken) if broken else None
 
-    def _first_missing(self, broken: set[Group]) -> int:
+    def _first_missing(self, broken: set[GroupKey]) -> int:
         """The lowest missing occurrence of the first-seen broken group, from a second pass."""
-        first: Group | None = None
+        first: GroupKey | None = None
         occurrences: set[int] = set()
         for parsed in self._reader.interactions():
             member = _member(parsed.value)
@@ -196,9 +193,9 @@ class ExactKeys:
 
     def __init__(self, *, count_ambiguity: bool) -> None:
         self._call_keys: set[str] = set()
-        self._groups: dict[Group, int | _Group] = {}
-        self._first_outcomes: dict[Group, bytes] | None = {} if count_ambiguity else None
-        self._ambiguous: set[Group] = set()
+        self._groups: dict[GroupKey, int | _Group] = {}
+        self._first_outcomes: dict[GroupKey, bytes] | None = {} if count_ambiguity else None
+        self._ambiguous: set[GroupKey] = set()
         self.ambiguous: int | None = None
 
     def add(self, parsed: ParsedLine, offset: int) -> int | None:

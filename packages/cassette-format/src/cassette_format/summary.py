@@ -52,13 +52,20 @@ def ambiguous_groups(cassette: CassetteFile) -> list[str]:
 
 
 def _outcome_text(interaction: CassetteInteraction) -> str:
+    return outcome_canonical_text(interaction.outcome.to_json(), interaction.hash)
+
+
+def outcome_canonical_text(outcome: JsonValue, record_hash: str) -> str:
+    """The canonical text an outcome is compared by for ambiguity (FMT-19), loader and verify.
+
+    A verified record's outcome always canonicalizes. Should one ever not, the record's own
+    hash (NUL-prefixed, so it equals no canonical text) keeps this total without walking
+    the outcome again: a repr would recurse and fail on deeply nested results.
+    """
     from cassette_canonical import canonical_json  # lazy: keeps `cassette verify` imports lean
 
-    # A verified record's outcome always canonicalizes. Should one ever not, the record's own
-    # hash (NUL-prefixed, so it equals no canonical text) keeps this total without walking
-    # the outcome again: a repr would recurse and fail on deeply nested results.
-    text: str | None = canonical_json(interaction.outcome.to_json()).value_or(None)
-    return "\0" + interaction.hash if text is None else text
+    text: str | None = canonical_json(outcome).value_or(None)
+    return "\0" + record_hash if text is None else text
 
 
 def summary_document(
