@@ -163,3 +163,18 @@ def test_a_cyclic_value_is_copied_without_looping() -> None:
     thawed = frozen.thaw()
     assert thawed["self"] is thawed
     assert thawed is not looped
+
+
+def test_thawing_never_hands_out_a_nested_views_own_data() -> None:
+    """A frozen view held inside an adopted payload is copied on thaw, never shared."""
+    from cassette_format.frozen_json import adopt_object
+
+    inner = freeze_object({"k": [1]})
+    outer = adopt_object({"inner": inner})  # type: ignore[dict-item] # a view inside plain data
+    thawed = outer.thaw()
+    nested: Any = thawed["inner"]
+    nested["k"].append(2)
+    nested["new"] = True
+    assert inner == {"k": [1]}
+    refrozen = freeze_object({"inner": inner})  # type: ignore[dict-item] # as above
+    assert refrozen.thaw()["inner"] == {"k": [1]}

@@ -163,11 +163,11 @@ def adopt_array(data: Sequence[JsonValue]) -> FrozenArray:
 
 
 def _copied(value: object) -> object:
-    """A deep copy of dicts and lists, walked iteratively; frozen views inside are shared.
+    """A deep copy of dicts and lists (frozen views inside too), walked iteratively.
 
     Members that are not JSON are kept as they are, for the record checks to name; a
-    container met twice is copied once, so shared parts stay shared and a cycle ends.
-    Frozen data is never changed, so a frozen view met inside is shared, not copied.
+    container met twice is copied once, so shared parts stay shared and a cycle ends. A
+    frozen view met inside is copied as its data is, so no copy ever aliases a view's own.
     """
     root: list[object] = [value]
     copies: dict[int, object] = {}
@@ -175,8 +175,8 @@ def _copied(value: object) -> object:
     while pending:
         parent, slot, item = pending.pop()
         if type(item) is FrozenObject or type(item) is FrozenArray:  # no ABC instance check
-            copy: object = item._data
-        elif isinstance(item, dict | list):
+            item = item._data  # copied like plain data: a thawed copy must not reach a view's
+        if isinstance(item, dict | list):
             known = copies.get(id(item))
             if known is None:
                 if isinstance(item, dict):
@@ -188,10 +188,7 @@ def _copied(value: object) -> object:
                     pending.extend((elements, i, element) for i, element in enumerate(elements))
                     known = elements
                 copies[id(item)] = known
-            copy = known
-        else:
-            continue
-        parent[slot] = copy  # type: ignore[index] # the slot was taken from this very parent
+            parent[slot] = known  # type: ignore[index] # the slot was taken from this very parent
     return root[0]
 
 
