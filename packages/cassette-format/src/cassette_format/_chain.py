@@ -13,7 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cassette_format._fast_schema import header_fits, interaction_fits
-from cassette_format._line_keys import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE, ExactKeys
+from cassette_format._line_keys import (
+    DUPLICATE_CALL_KEY,
+    DUPLICATE_OCCURRENCE,
+    ExactKeys,
+    safe_int,
+)
 from cassette_format._record_line import ParsedLine, parse_record, record_hash
 from cassette_format._sequences import SeenSequences
 from cassette_format.errors import CassetteFormatError
@@ -62,11 +67,6 @@ class Tally:
             self.aborted += 1
         else:
             self.failed += 1
-
-
-def _as_int(value: int | float) -> int:
-    """A validated safe integer (an int, or an integral float such as `2.0`)."""
-    return value if type(value) is int else int(value)
 
 
 class ChainState:
@@ -155,7 +155,7 @@ class ChainState:
                 f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
                 line=number,
             )
-        sequence = _as_int(record["sequence"])
+        sequence = safe_int(record["sequence"])
         if sequence in self._sequences:
             return CassetteFormatError(f"line {number} duplicates sequence {sequence}", line=number)
         duplicate = self._keys.add(parsed, offset)
@@ -165,7 +165,7 @@ class ChainState:
             )
         if duplicate == DUPLICATE_OCCURRENCE:
             return CassetteFormatError(
-                f"line {number} duplicates occurrence {_as_int(record['occurrence'])} "
+                f"line {number} duplicates occurrence {safe_int(record['occurrence'])} "
                 "for one parent-context/request group",
                 line=number,
             )

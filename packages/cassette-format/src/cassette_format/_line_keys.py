@@ -37,6 +37,7 @@ __all__ = [
     "ExactKeys",
     "LineKeys",
     "outcome_text",
+    "safe_int",
 ]
 
 DUPLICATE_CALL_KEY: Final = 1
@@ -63,10 +64,14 @@ def _call_key(record: Any) -> Any:
     return record.get("callKey")
 
 
+def safe_int(value: int | float) -> int:
+    """A validated safe integer (an int, or an integral float such as `2.0`) as an int."""
+    return value if type(value) is int else int(value)
+
+
 def _occurrence(record: Any) -> int:
     """A validated occurrence as an int (`2.0` is occurrence 2)."""
-    value = record["occurrence"]
-    return value if type(value) is int else int(value)
+    return safe_int(record["occurrence"])
 
 
 def outcome_text(parsed: ParsedLine) -> bytes:
