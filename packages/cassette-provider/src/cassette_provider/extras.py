@@ -15,6 +15,7 @@ EXTRAS: Final = {
     "pydantic_ai": "pydantic-ai",
     "pydantic_core": "pydantic-ai",
     "agents": "openai-agents",
+    "langgraph": "langgraph",
 }
 
 
