@@ -29,10 +29,43 @@ def test_no_arguments_prints_usage_and_fails() -> None:  # CLI-2, CLI-11
 
 @pytest.mark.parametrize(
     "args",
-    [("--help",), ("-h",), ("verify", "--help"), ("diff", "a", "--help"), ("nope", "--help")],
+    [("--help",), ("-h",), ("--help", "verify"), ("nope", "--help"), ("-x", "--help")],
 )
 def test_help_prints_usage_and_succeeds(args: tuple[str, ...]) -> None:  # CLI-2
     assert run(*args) == (0, USAGE + "\n", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (("verify", "--help"), "verify"),
+        (("verify", VALID, "--json", "--help"), "verify"),
+        (("inspect", "--help"), "inspect"),
+        (("diff", "a", "--help"), "diff"),
+        (("demo", "--help"), "demo"),
+    ],
+)
+def test_command_help_prints_that_commands_own_help(  # beyond CLI-2 (issue 27)
+    args: tuple[str, ...], command: str
+) -> None:
+    code, out, err = run(*args)
+    assert (code, err) == (0, "")
+    assert out != USAGE + "\n"
+    lines = out.splitlines()
+    assert lines[0] == "Usage:"
+    assert lines[1].startswith(f"  cassette {command} ")
+    # Every option the command accepts is explained, and no other command's usage appears.
+    accepted = {
+        "verify": ("--json", "--jobs", "--color"),
+        "inspect": ("--json", "--show-calls", "--tree", "--color"),
+        "diff": ("--json", "--show-calls"),
+        "demo": ("--dir", "--color"),
+    }[command]
+    assert all(f"  {option}" in out for option in accepted)
+    others = {"verify", "inspect", "diff", "demo"} - {command}
+    assert not any(f"cassette {other} " in out for other in others)
+    assert "Exit codes:" in out
+    assert "Example: cassette " + command in out
 
 
 def test_usage_names_cassette_and_keeps_the_reference_lines() -> None:  # CLI-3, D-4

@@ -10,6 +10,7 @@ from cassette_cli.arguments import (
     Command,
     DiffCommand,
     InspectCommand,
+    ShowCommandHelp,
     ShowUsage,
     ShowVersion,
     UsageError,
@@ -50,6 +51,11 @@ def _run(command: Command, output: Output) -> int:
     if isinstance(command, ShowUsage):
         output.out(USAGE)
         return command.exit_code
+    if isinstance(command, ShowCommandHelp):
+        from cassette_cli.command_help import COMMAND_HELP
+
+        output.out(COMMAND_HELP[command.command])
+        return 0
     if isinstance(command, VerifyCommand):
         return _verify(command, output)
     if isinstance(command, InspectCommand):

@@ -19,6 +19,7 @@ __all__ = [
     "DemoCommand",
     "DiffCommand",
     "InspectCommand",
+    "ShowCommandHelp",
     "ShowUsage",
     "ShowVersion",
     "UsageError",
@@ -41,6 +42,13 @@ class ShowUsage:
     """Usage on stdout; exit 1 when no arguments were given at all, else 0."""
 
     exit_code: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowCommandHelp:
+    """`cassette <command> --help`: that command's own help on stdout, exit 0."""
+
+    command: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +98,13 @@ class UsageError:
 
 
 Command: TypeAlias = (
-    ShowVersion | ShowUsage | VerifyCommand | InspectCommand | DiffCommand | DemoCommand
+    ShowVersion
+    | ShowUsage
+    | ShowCommandHelp
+    | VerifyCommand
+    | InspectCommand
+    | DiffCommand
+    | DemoCommand
 )
 
 
@@ -226,12 +240,18 @@ def _command(command: str, words: _Words) -> Command | UsageError:
 
 
 def parse_arguments(argv: Sequence[str]) -> Command | UsageError:
-    """Decide what to run, in the reference's order: version, usage, help, command (CLI-2)."""
+    """Decide what to run, in the reference's order: version, usage, help, command (CLI-2).
+
+    `--help` after a known command asks for that command's help (beyond CLI-2); anywhere
+    else it prints the reference's usage.
+    """
     if len(argv) == 1 and argv[0] == "--version":
         return ShowVersion()
     if not argv:
         return ShowUsage(exit_code=1)
     command = argv[0]
+    if command in _COMMANDS and "--help" in argv:
+        return ShowCommandHelp(command)
     if command in ("--help", "-h") or "--help" in argv:
         return ShowUsage(exit_code=0)
     if command not in _COMMANDS:
