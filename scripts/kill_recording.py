@@ -188,7 +188,7 @@ def _check(
     target: Path, mode: Mode, before: bytes | None, labels: list[str], seen: Killed
 ) -> tuple[str, list[str]]:
     """The outcome of one run (a counter key) and the problems found."""
-    from cassette_format.partial import partial_siblings
+    from cassette_format.write.partial import partial_siblings
 
     problems: list[str] = []
     if "open" not in seen.lines and not seen.killed:

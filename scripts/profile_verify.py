@@ -27,9 +27,9 @@ GENERATOR = ROOT.parent / "shared" / "bench" / "gen_cassette.py"
 WORKLOAD = """
 import hashlib, sys
 import orjson
-import cassette_canonical.parse, cassette_format.build
+import cassette_canonical.parse, cassette_format.records.decode
 from cassette_format import verify_file
-from cassette_format.verify import summary_of
+from cassette_format.read.verify import summary_of
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "floor":
     with open(path, "rb") as handle:

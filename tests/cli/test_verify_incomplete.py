@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from cassette_cli import main
-from cassette_format.partial import new_partial_path
+from cassette_format.write.partial import new_partial_path
 from support.paths import INTEROP
 
 VALID = INTEROP / "cassettes" / "valid-metadata-basic.cassette.jsonl"

@@ -23,7 +23,7 @@ from cassette_format import (
     ToolFilter,
     create_header,
 )
-from cassette_format.frozen_json import freeze_array, freeze_object
+from cassette_format.records.frozen_json import freeze_array, freeze_object
 
 CAPABILITIES = Capabilities(output_schema=True, depth_limit=True, tool_filter=False, persona=True)
 FIXED_TIME = datetime(2026, 8, 18, 3, 0, 0, 123000, tzinfo=UTC)

@@ -26,7 +26,7 @@ from cassette_format import (
     verify_file,
     verify_stream,
 )
-from cassette_format._lines import MAX_LINE_BYTES
+from cassette_format.read.lines import MAX_LINE_BYTES
 from returns.result import Failure, Success
 
 from format.builders import make_body, make_header

@@ -29,9 +29,9 @@ from cassette_format import (
     verify_file,
     verify_stream,
 )
-from cassette_format._line_keys import CompactKeys
-from cassette_format._offset_table import OffsetTable
-from cassette_format._sequences import SeenSequences
+from cassette_format.read.line_keys import CompactKeys
+from cassette_format.read.offset_table import OffsetTable
+from cassette_format.read.sequences import SeenSequences
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
@@ -131,7 +131,8 @@ def test_compact_tables_agree_with_exact_sets(specs: list[Spec], tag_bits: int |
     assert _verdict(verify_stream(io.BufferedReader(_Pipe(data)))) == expected
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
-            "cassette_format.verify.CompactKeys", functools.partial(CompactKeys, tag_bits=tag_bits)
+            "cassette_format.read.verify.CompactKeys",
+            functools.partial(CompactKeys, tag_bits=tag_bits),
         )
         assert _verdict(verify_stream(io.BytesIO(data))) == expected
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 import pytest
-from cassette_format._fast_schema import interaction_fits
-from cassette_format.schema import check_interaction_in_order
+from cassette_format.rules.fast import interaction_fits
+from cassette_format.rules.interaction import check_interaction_in_order
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Success

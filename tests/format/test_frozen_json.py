@@ -16,7 +16,7 @@ from cassette_format import (
     parse_cassette,
     seal_interaction,
 )
-from cassette_format.frozen_json import (
+from cassette_format.records.frozen_json import (
     FrozenArray,
     FrozenObject,
     freeze_array,
@@ -167,7 +167,7 @@ def test_a_cyclic_value_is_copied_without_looping() -> None:
 
 def test_thawing_never_hands_out_a_nested_views_own_data() -> None:
     """A frozen view held inside an adopted payload is copied on thaw, never shared."""
-    from cassette_format.frozen_json import adopt_object
+    from cassette_format.records.frozen_json import adopt_object
 
     inner = freeze_object({"k": [1]})
     outer = adopt_object({"inner": inner})  # type: ignore[dict-item] # a view inside plain data

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cassette_format.identity import CallGroup, CallIdentity
-from cassette_format.policy import POLICY_FIELDS, policy_changes
 from cassette_format.records import ProviderFacts
+from cassette_format.records.identity import CallGroup, CallIdentity
+from cassette_format.records.policy import POLICY_FIELDS, policy_changes
 
 from format.builders import CAPABILITIES, make_body, make_header
 

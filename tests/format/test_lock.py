@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cassette_format import CassetteFormatError
-from cassette_format.lock import (
+from cassette_format.write.lock import (
     FLOCK_SUFFIX,
     StaleWriterLockWarning,
     WriterLock,

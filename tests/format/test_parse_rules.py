@@ -16,7 +16,7 @@ from cassette_format import (
     seal_interaction,
     verify_stream,
 )
-from cassette_format.frozen_json import freeze_object
+from cassette_format.records.frozen_json import freeze_object
 from returns.result import Failure, Success
 
 from format.builders import make_body, make_header

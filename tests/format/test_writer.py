@@ -22,7 +22,7 @@ from cassette_format import (
     verify_file,
     writer_lock_path,
 )
-from cassette_format.partial import partial_siblings
+from cassette_format.write.partial import partial_siblings
 from returns.result import Failure, Success
 from support.paths import INTEROP
 
@@ -253,7 +253,7 @@ def test_invalid_header_touches_nothing(tmp_path: Path) -> None:  # WRITE-1
 async def test_concurrent_appends_share_write_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # WRITE-7, WRITE-8: one thread hop and one write per batch, order kept
-    from cassette_format import writer as writer_module
+    from cassette_format.write import writer as writer_module
 
     writes: list[int] = []
     real_write_all = writer_module._write_all

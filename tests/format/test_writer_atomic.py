@@ -28,7 +28,7 @@ from cassette_format import (
     verify_file,
     writer_lock_path,
 )
-from cassette_format.partial import partial_recording, partial_siblings
+from cassette_format.write.partial import partial_recording, partial_siblings
 from returns.result import Success
 from support.tmpfs import small_tmpfs
 
@@ -207,7 +207,7 @@ async def test_truncate_refuses_a_directory_target(tmp_path: Path) -> None:
 async def test_a_failed_write_is_cut_back_to_the_last_complete_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: WriteMode
 ) -> None:
-    from cassette_format import writer as writer_module
+    from cassette_format.write import writer as writer_module
 
     path = tmp_path / "c.cassette.jsonl"
     before = await _committed(path, 2)
@@ -387,7 +387,7 @@ async def test_create_without_hard_links_still_never_replaces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, intruder: bool
 ) -> None:
     """On a file system without link(2), create checks the name and renames."""
-    from cassette_format import writer as writer_module
+    from cassette_format.write import writer as writer_module
 
     def no_links(source: str, destination: str) -> None:
         raise OSError(errno.EPERM, os.strerror(errno.EPERM), source)

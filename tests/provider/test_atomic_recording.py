@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cassette_format import WriteMode, verify_file
-from cassette_format.partial import partial_siblings
+from cassette_format.write.partial import partial_siblings
 from cassette_provider import (
     FunctionProvider,
     ProviderRegistry,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cassette_format import load_cassette, verify_file
 from cassette_format.records import ResultErrorOutcome, ResultOutcome, StartErrorOutcome
-from cassette_format.writer import CassetteWriter
+from cassette_format.write.writer import CassetteWriter
 from cassette_provider import (
     CassetteError,
     CassetteFormatError,

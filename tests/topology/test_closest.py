@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cassette_format.identity import CallGroup, CallIdentity
 from cassette_format.records import RequestMetadata
+from cassette_format.records.identity import CallGroup, CallIdentity
 from cassette_topology.closest import closest_call, lead_line, metadata_differences
 from cassette_topology.diagnostics import (
     DiagnosticCandidate,

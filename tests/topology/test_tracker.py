@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from cassette_format.identity import CallGroup, CallIdentity
+from cassette_format.records.identity import CallGroup, CallIdentity
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, NOT_CANONICAL
 from cassette_topology.live import LiveCall, LiveParent, live_call
 from cassette_topology.tracker import TopologyTracker

@@ -1,7 +1,7 @@
 """Warnings about partial recordings for `verify`: printed on stderr, so documents stay as-is.
 
 A `create`/`truncate` recording fills `<target>.partial-<pid>-<token>` and renames it over
-the target only on a clean close (cassette_format.partial). When one is left behind the
+the target only on a clean close (cassette_format.write.partial). When one is left behind the
 recording was interrupted, or is still running, and the target does not hold it.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from cassette_format.partial import PartialRecording, partial_recording, partial_siblings
+from cassette_format.write.partial import PartialRecording, partial_recording, partial_siblings
 
 from cassette_cli.display import display
 

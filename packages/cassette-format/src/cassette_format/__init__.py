@@ -14,43 +14,43 @@ from typing import TYPE_CHECKING
 from cassette_format.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from cassette_format._open import open_regular as open_regular
-    from cassette_format.cassette import CassetteFile as CassetteFile
-    from cassette_format.chain import header_line as header_line
-    from cassette_format.chain import interaction_line as interaction_line
-    from cassette_format.chain import seal_interaction as seal_interaction
     from cassette_format.errors import CASSETTE_FORMAT_CODE as CASSETTE_FORMAT_CODE
     from cassette_format.errors import CassetteError as CassetteError
     from cassette_format.errors import CassetteFormatError as CassetteFormatError
-    from cassette_format.header import create_header as create_header
-    from cassette_format.header import iso_timestamp as iso_timestamp
-    from cassette_format.header import validate_header as validate_header
-    from cassette_format.lock import writer_lock_path as writer_lock_path
-    from cassette_format.parse import load_cassette as load_cassette
-    from cassette_format.parse import parse_cassette as parse_cassette
-    from cassette_format.parse import read_cassette as read_cassette
-    from cassette_format.records import *  # noqa: F403  (every name of records.__all__)
-    from cassette_format.summary import ambiguous_groups as ambiguous_groups
-    from cassette_format.summary import classify_stop_reason as classify_stop_reason
-    from cassette_format.summary import summarize as summarize
-    from cassette_format.verify import verify_file as verify_file
-    from cassette_format.verify import verify_stream as verify_stream
-    from cassette_format.writer import CassetteWriter as CassetteWriter
-    from cassette_format.writer import WriteMode as WriteMode
+    from cassette_format.read.open import open_regular as open_regular
+    from cassette_format.read.parse import load_cassette as load_cassette
+    from cassette_format.read.parse import parse_cassette as parse_cassette
+    from cassette_format.read.parse import read_cassette as read_cassette
+    from cassette_format.read.summary import ambiguous_groups as ambiguous_groups
+    from cassette_format.read.summary import classify_stop_reason as classify_stop_reason
+    from cassette_format.read.summary import summarize as summarize
+    from cassette_format.read.verify import verify_file as verify_file
+    from cassette_format.read.verify import verify_stream as verify_stream
+    from cassette_format.records.cassette_file import CassetteFile as CassetteFile
+    from cassette_format.records.model import *  # noqa: F403  (every name of records.__all__)
+    from cassette_format.write.header import create_header as create_header
+    from cassette_format.write.header import iso_timestamp as iso_timestamp
+    from cassette_format.write.header import validate_header as validate_header
+    from cassette_format.write.lock import writer_lock_path as writer_lock_path
+    from cassette_format.write.seal import header_line as header_line
+    from cassette_format.write.seal import interaction_line as interaction_line
+    from cassette_format.write.seal import seal_interaction as seal_interaction
+    from cassette_format.write.writer import CassetteWriter as CassetteWriter
+    from cassette_format.write.writer import WriteMode as WriteMode
 
 _attribute, _names = lazy_exports(
     __name__,
     {
-        "cassette_format._open": ("open_regular",),
-        "cassette_format.cassette": ("CassetteFile",),
-        "cassette_format.chain": ("header_line", "interaction_line", "seal_interaction"),
+        "cassette_format.read.open": ("open_regular",),
+        "cassette_format.records.cassette_file": ("CassetteFile",),
+        "cassette_format.write.seal": ("header_line", "interaction_line", "seal_interaction"),
         "cassette_format.errors": ("CASSETTE_FORMAT_CODE", "CassetteError", "CassetteFormatError"),
-        "cassette_format.header": ("create_header", "iso_timestamp", "validate_header"),
-        "cassette_format.lock": ("writer_lock_path",),
-        "cassette_format.parse": ("load_cassette", "parse_cassette", "read_cassette"),
-        "cassette_format.summary": ("ambiguous_groups", "classify_stop_reason", "summarize"),
-        "cassette_format.verify": ("verify_file", "verify_stream"),
-        "cassette_format.writer": ("CassetteWriter", "WriteMode"),
+        "cassette_format.write.header": ("create_header", "iso_timestamp", "validate_header"),
+        "cassette_format.write.lock": ("writer_lock_path",),
+        "cassette_format.read.parse": ("load_cassette", "parse_cassette", "read_cassette"),
+        "cassette_format.read.summary": ("ambiguous_groups", "classify_stop_reason", "summarize"),
+        "cassette_format.read.verify": ("verify_file", "verify_stream"),
+        "cassette_format.write.writer": ("CassetteWriter", "WriteMode"),
     },
     whole=("cassette_format.records",),
 )

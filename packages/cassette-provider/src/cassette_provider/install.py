@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from cassette_format.errors import CassetteError
-from cassette_format.header import create_header, iso_timestamp
-from cassette_format.parse import load_cassette
+from cassette_format.read.parse import load_cassette
 from cassette_format.records import RequestStorage
 from cassette_format.result_edge import or_raise
-from cassette_format.writer import CassetteWriter, WriteMode
+from cassette_format.write.header import create_header, iso_timestamp
+from cassette_format.write.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity

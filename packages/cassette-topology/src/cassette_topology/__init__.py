@@ -4,8 +4,8 @@ Pure: no I/O and no clocks. Core steps return `returns` Results carrying a `Topo
 `TopologyError.to_exception()` gives the exception the edges raise.
 """
 
-from cassette_format.identity import CallGroup, CallIdentity, GroupKey
-from cassette_format.policy import PolicyField
+from cassette_format.records.identity import CallGroup, CallIdentity, GroupKey
+from cassette_format.records.policy import PolicyField
 
 from cassette_topology.call_keys import (
     DEFAULT_LABEL,

@@ -6,7 +6,7 @@ import re
 from typing import Final, Protocol
 
 from cassette_canonical import fingerprint
-from cassette_format.identity import CallGroup, CallIdentity
+from cassette_format.records.identity import CallGroup, CallIdentity
 from returns.result import Result
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
 from cassette_canonical import canonical_json
-from cassette_format.identity import CallGroup, CallIdentity
 from cassette_format.records import RequestMetadata
+from cassette_format.records.identity import CallGroup, CallIdentity
 
 from cassette_topology.call_keys import RecordedIdentity
 

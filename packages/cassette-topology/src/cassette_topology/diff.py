@@ -7,9 +7,9 @@ from typing import Final, Literal
 
 from cassette_canonical import fingerprint
 from cassette_format import CassetteFile, ambiguous_groups, classify_stop_reason
-from cassette_format.identity import CallIdentity
-from cassette_format.policy import PolicyField, policy_changes
 from cassette_format.records import CassetteInteraction, ResultOutcome
+from cassette_format.records.identity import CallIdentity
+from cassette_format.records.policy import PolicyField, policy_changes
 
 ComparisonIssue = Literal[
     "expected-ambiguous-duplicate-groups",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from cassette_canonical import fingerprint
-from cassette_format.identity import CallGroup
+from cassette_format.records.identity import CallGroup
 from returns.result import Result
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError

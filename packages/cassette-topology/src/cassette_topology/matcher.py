@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from cassette_format import CassetteFile, ambiguous_groups
-from cassette_format.identity import GroupKey
 from cassette_format.records import CassetteInteraction, ResultOutcome
+from cassette_format.records.identity import GroupKey
 from returns.result import Failure, Result, Success
 
 from cassette_topology.diagnostics import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from cassette_format.identity import CallGroup
+from cassette_format.records.identity import CallGroup
 from returns.result import Failure, Result, Success
 
 from cassette_topology.call_keys import ROOT_KEY, RecordedIdentity, call_key

@@ -19,9 +19,9 @@ from typing import Final
 from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest, parse_json
 from returns.result import Failure, Result, Success
 
-from cassette_format._members import present
-from cassette_format._own_hash import own_hash
-from cassette_format._rules import MAX_SAFE_INTEGER
+from cassette_format.records.members import present
+from cassette_format.records.own_hash import own_hash
+from cassette_format.rules.leaf import MAX_SAFE_INTEGER
 from cassette_format.sessions.created_at import created_at_instant
 from cassette_format.sessions.errors import SESSION_LOG_FORMAT, SessionError
 from cassette_format.sessions.records import (

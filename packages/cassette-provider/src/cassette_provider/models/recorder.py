@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cassette_canonical import JsonValue
-from cassette_format.header import iso_timestamp
+from cassette_format.write.header import iso_timestamp
 from cassette_topology.sessions import (
     SESSION_MIXED,
     SESSION_ORDINAL,

@@ -1,7 +1,7 @@
 """The pytest plugin's failure, section and summary texts: metadata only, escaped as the CLI does.
 
 Every cassette-derived string (call keys, labels, messages naming them) goes through
-`cassette_format.display_text.display` and diagnostics through the CLI's JSON printer, so a
+`cassette_canonical.display_text.display` and diagnostics through the CLI's JSON printer, so a
 hostile label cannot steer a terminal or a JUnit XML reader. Loaded only when a report needs it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from cassette_format.display_text import display
-from cassette_format.json_text import json_document
+from cassette_canonical.display_text import display
+from cassette_canonical.json_text import json_document
 from cassette_topology.closest import lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
 

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, cast
 
 from cassette_canonical import JsonValue
 from cassette_format.errors import CassetteError, CassetteFormatError
-from cassette_format.frozen_json import freeze_object
-from cassette_format.header import iso_timestamp
 from cassette_format.records import (
     CassetteInteraction,
     FullRequest,
@@ -29,7 +27,9 @@ from cassette_format.records import (
     Timing,
     ToolFilter,
 )
+from cassette_format.records.frozen_json import freeze_object
 from cassette_format.result_edge import or_raise
+from cassette_format.write.header import iso_timestamp
 from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request_metadata
 from cassette_topology.errors import TopologyError
 from cassette_topology.exceptions import value_or_raise
@@ -53,7 +53,7 @@ from cassette_provider.record.redact import ProtectedFieldError, Redactor
 from cassette_provider.record.snapshot import snapshot_object
 
 if TYPE_CHECKING:
-    from cassette_format.writer import CassetteWriter
+    from cassette_format.write.writer import CassetteWriter
 
     from cassette_provider.contract.registry import ProviderRegistry
 

@@ -7,7 +7,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
-from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CassetteError
 from cassette_format.records import (
     CassetteInteraction,
@@ -16,6 +15,7 @@ from cassette_format.records import (
     ResultOutcome,
     StartErrorOutcome,
 )
+from cassette_format.records.cassette_file import CassetteFile
 from cassette_format.result_edge import or_raise
 from cassette_topology import InteractionMatcher, live_call, stored_request_metadata
 from cassette_topology.exceptions import value_or_raise

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cassette_format.records import CassetteHeader, CassetteInteraction
+from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
 __all__ = ["CassetteFile"]
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-from cassette_format._chain import ChainState
-from cassette_format._line_keys import CompactKeys, ExactKeys
-from cassette_format._lines import numbered_lines
-from cassette_format._open import open_regular
-from cassette_format._reread import LineReader
-from cassette_format._run import run_lines
 from cassette_format.errors import CassetteFormatError
-from cassette_format.summary import summary_document
+from cassette_format.read.chain import ChainState
+from cassette_format.read.line_keys import CompactKeys, ExactKeys
+from cassette_format.read.lines import numbered_lines
+from cassette_format.read.open import open_regular
+from cassette_format.read.reread import LineReader
+from cassette_format.read.run import run_lines
+from cassette_format.read.summary import summary_document
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

@@ -11,9 +11,9 @@ import io
 from collections.abc import Iterator
 from typing import IO
 
-from cassette_format._lines import MAX_LINE_BYTES, numbered_lines, strip_newline
-from cassette_format._record_line import ParsedLine, parse_record
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
+from cassette_format.read.record_line import ParsedLine, parse_record
 
 __all__ = ["LineReader"]
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
-from cassette_format.frozen_json import FrozenObject, adopt_array, adopt_object
-from cassette_format.records import (
+from cassette_format.records.frozen_json import FrozenObject, adopt_array, adopt_object
+from cassette_format.records.model import (
     Capabilities,
     CassetteHeader,
     CassetteInteraction,

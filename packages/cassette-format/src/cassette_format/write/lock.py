@@ -29,9 +29,9 @@ import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from cassette_format._flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
-from cassette_format._holder import LockHolder, holder_is_dead, read_marker, this_process
 from cassette_format.errors import CassetteFormatError
+from cassette_format.write.flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
+from cassette_format.write.holder import LockHolder, holder_is_dead, read_marker, this_process
 
 __all__ = [
     "FLOCK_SUFFIX",

@@ -15,8 +15,8 @@ import math
 
 from cassette_canonical import is_digest
 
-from cassette_format._created_at import valid_created_at
-from cassette_format._fields import (
+from cassette_format.records.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
+from cassette_format.records.fields import (
     ERROR_FIELDS,
     ERROR_OUTCOME_FIELDS,
     FULL_REQUEST_FIELDS,
@@ -29,8 +29,8 @@ from cassette_format._fields import (
     TIMING_FIELDS,
     TOOL_FILTER_FIELDS,
 )
-from cassette_format.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
-from cassette_format.content_blocks import check_content_blocks
+from cassette_format.rules.content_blocks import check_content_blocks
+from cassette_format.text.created_at import valid_created_at
 
 __all__ = ["header_fits", "interaction_fits"]
 

@@ -18,12 +18,12 @@ from returns.pipeline import flow
 from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
-from cassette_format._chain import ChainState
-from cassette_format._lines import LineOrProblem, iter_text_lines, numbered_lines
-from cassette_format._open import open_regular
-from cassette_format._run import run_lines
-from cassette_format.cassette import CassetteFile
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.chain import ChainState
+from cassette_format.read.lines import LineOrProblem, iter_text_lines, numbered_lines
+from cassette_format.read.open import open_regular
+from cassette_format.read.run import run_lines
+from cassette_format.records.cassette_file import CassetteFile
 
 __all__ = ["load_cassette", "parse_cassette", "read_cassette"]
 

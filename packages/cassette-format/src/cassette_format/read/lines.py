@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from cassette_format._js import is_js_blank
-from cassette_format._record_line import decode_line
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.record_line import decode_line
+from cassette_format.text.js import is_js_blank
 
 __all__ = [
     "MAX_LINE_BYTES",

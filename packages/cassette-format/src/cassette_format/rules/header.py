@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from returns.result import Result
 
-from cassette_format._created_at import valid_created_at
-from cassette_format._fields import CAPABILITY_FIELDS, HEADER_FIELDS, PROVIDER_FIELDS
-from cassette_format._js import js_string
-from cassette_format._rules import (
+from cassette_format.errors import CassetteFormatError
+from cassette_format.records.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
+from cassette_format.records.fields import CAPABILITY_FIELDS, HEADER_FIELDS, PROVIDER_FIELDS
+from cassette_format.rules.leaf import (
     PASSED,
     Checked,
     an_object,
@@ -27,8 +27,8 @@ from cassette_format._rules import (
     non_empty_string,
     string_list,
 )
-from cassette_format.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
-from cassette_format.errors import CassetteFormatError
+from cassette_format.text.created_at import valid_created_at
+from cassette_format.text.js import js_string
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

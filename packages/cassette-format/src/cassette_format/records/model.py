@@ -14,15 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from cassette_format.constants import (
+from cassette_format.records.constants import (
     CASSETTE_FORMAT,
     CASSETTE_VERSION,
     HEADER_KIND,
     INTERACTION_KIND,
     TARGET_DSH_SUBAGENT,
 )
-from cassette_format.frozen_json import FrozenArray, FrozenObject, freeze_array, freeze_json
-from cassette_format.identity import IdentityMembers
+from cassette_format.records.frozen_json import FrozenArray, FrozenObject, freeze_array, freeze_json
+from cassette_format.records.identity import IdentityMembers
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

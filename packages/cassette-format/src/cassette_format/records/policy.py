@@ -9,7 +9,7 @@ from cassette_canonical import canonical_json
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-    from cassette_format.records import CassetteHeader
+    from cassette_format.records.model import CassetteHeader
 
 __all__ = ["POLICY_FIELDS", "PolicyField", "policy_changes"]
 

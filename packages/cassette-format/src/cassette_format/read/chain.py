@@ -12,61 +12,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cassette_format._fast_schema import header_fits, interaction_fits
-from cassette_format._line_keys import (
+from cassette_format.errors import CassetteFormatError
+from cassette_format.read.line_keys import (
     DUPLICATE_CALL_KEY,
     DUPLICATE_OCCURRENCE,
     ExactKeys,
     safe_int,
 )
-from cassette_format._record_line import ParsedLine, parse_record, record_hash
-from cassette_format._sequences import SeenSequences
-from cassette_format.errors import CassetteFormatError
+from cassette_format.read.record_line import ParsedLine, parse_record, record_hash
+from cassette_format.read.sequences import SeenSequences
+from cassette_format.read.tally import Tally
+from cassette_format.rules.fast import header_fits, interaction_fits
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from cassette_canonical import JsonValue
 
-    from cassette_format._line_keys import LineKeys
-    from cassette_format.records import CassetteHeader, CassetteInteraction
+    from cassette_format.read.line_keys import LineKeys
+    from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
-__all__ = ["ChainState", "Tally"]
+__all__ = ["ChainState"]
 
 _LOSSY = "cassette record is not lossless canonical JSON"
-
-
-class Tally:
-    """Summary counters of FMT-21, updated per interaction."""
-
-    __slots__ = ("aborted", "completed", "duration_ms", "failed", "interactions", "redacted")
-
-    def __init__(self) -> None:
-        self.interactions = 0
-        self.completed = 0
-        self.failed = 0
-        self.aborted = 0
-        self.redacted = 0
-        self.duration_ms: int | float = 0
-
-    def count(self, record: Any) -> None:
-        """Add one interaction `check_interaction` accepted (so its members are as indexed)."""
-        self.interactions += 1
-        duration = record["timing"]["durationMs"]
-        self.duration_ms = max(self.duration_ms, duration)
-        outcome = record["outcome"]
-        if outcome["kind"] != "result":
-            self.failed += 1
-            return
-        if outcome["redactions"] > 0:
-            self.redacted += 1
-        stop = outcome["result"]["stopReason"]
-        if stop == "completed":
-            self.completed += 1
-        elif stop == "aborted":
-            self.aborted += 1
-        else:
-            self.failed += 1
 
 
 class ChainState:
@@ -91,7 +59,7 @@ class ChainState:
     def header(self) -> CassetteHeader | None:
         """The typed header once line 1 verified (built on first use: verify needs none)."""
         if self._header is None and self.header_record is not None:
-            from cassette_format.build import decode_header  # lazy: keeps verify lean
+            from cassette_format.records.decode import decode_header  # lazy: keeps verify lean
 
             self._header = decode_header(self.header_record).value_or(None)
         return self._header
@@ -115,7 +83,7 @@ class ChainState:
     def _feed_header(self, parsed: ParsedLine) -> CassetteFormatError | None:
         value = parsed.value
         if not header_fits(value):
-            from cassette_format.header_rules import check_header  # lazy: on doubt only
+            from cassette_format.rules.header import check_header  # lazy: on doubt only
 
             problem = check_header(value).swap().value_or(None)
             if problem is not None:
@@ -136,7 +104,7 @@ class ChainState:
     ) -> CassetteFormatError | None:
         value = parsed.value
         if not interaction_fits(value, self._previous_hash):
-            from cassette_format.interaction_rules import check_interaction_in_order  # on doubt
+            from cassette_format.rules.interaction import check_interaction_in_order  # on doubt
 
             problem = (
                 check_interaction_in_order(value, number, self._previous_hash).swap().value_or(None)
@@ -171,7 +139,7 @@ class ChainState:
             )
         self._sequences.add(sequence)
         if self.keep_records:
-            from cassette_format.build import decode_interaction  # lazy, as above
+            from cassette_format.records.decode import decode_interaction  # lazy, as above
 
             decoded = decode_interaction(record)
             interaction = decoded.value_or(None)

@@ -13,9 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from cassette_canonical.display_text import CONTROL_CLASS
 from cassette_canonical.strings import join_surrogate_pairs
-
-from cassette_format.display_text import CONTROL_CLASS
 
 __all__ = ["json_document", "json_string"]
 

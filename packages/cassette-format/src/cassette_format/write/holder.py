@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeGuard
 
-from cassette_format._members import present
-from cassette_format.header import iso_timestamp
+from cassette_format.records.members import present
+from cassette_format.write.header import iso_timestamp
 
 __all__ = ["LockHolder", "holder_is_dead", "parse_marker", "read_marker", "this_process"]
 

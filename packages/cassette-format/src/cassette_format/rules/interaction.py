@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure, Result, Success
 
-from cassette_format._fast_schema import interaction_fits
-from cassette_format._fields import (
+from cassette_format.errors import CassetteFormatError
+from cassette_format.records.constants import INTERACTION_KIND
+from cassette_format.records.fields import (
     ERROR_FIELDS,
     ERROR_OUTCOME_FIELDS,
     FULL_REQUEST_FIELDS,
@@ -30,7 +31,9 @@ from cassette_format._fields import (
     TIMING_FIELDS,
     TOOL_FILTER_FIELDS,
 )
-from cassette_format._rules import (
+from cassette_format.rules.content_blocks import check_content_blocks
+from cassette_format.rules.fast import interaction_fits
+from cassette_format.rules.leaf import (
     PASSED,
     Checked,
     an_object,
@@ -45,9 +48,6 @@ from cassette_format._rules import (
     positive_integer,
     string_list,
 )
-from cassette_format.constants import INTERACTION_KIND
-from cassette_format.content_blocks import check_content_blocks
-from cassette_format.errors import CassetteFormatError
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

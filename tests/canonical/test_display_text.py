@@ -1,4 +1,4 @@
-"""The shared terminal-safe escaping (CLI-1, CLI-8, CLI-9) as cassette-format provides it.
+"""The shared terminal-safe escaping (CLI-1, CLI-8, CLI-9) as cassette-canonical provides it.
 
 The CLI and the pytest plugin both print cassette-derived strings through these functions.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from cassette_format.display_text import display, printable
-from cassette_format.json_text import json_document, json_string
+from cassette_canonical.display_text import display, printable
+from cassette_canonical.json_text import json_document, json_string
 
 HOSTILE = "a\x1b[31mb\x1b]0;t\x07c\x9bd\x00e\u202ef\u2028g"
 

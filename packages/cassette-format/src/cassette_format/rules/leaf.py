@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Final
 from cassette_canonical import is_digest
 from returns.result import Failure, Result, Success
 
-from cassette_format._js import first_unknown_key
 from cassette_format.errors import CassetteFormatError
+from cassette_format.text.js import first_unknown_key
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

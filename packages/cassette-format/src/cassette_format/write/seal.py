@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from cassette_canonical import canonical_json
 from returns.result import Result
 
-from cassette_format._own_hash import own_hash
-from cassette_format.build import decode_interaction
 from cassette_format.errors import CassetteFormatError
-from cassette_format.interaction_rules import check_interaction
-from cassette_format.records import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.records.decode import decode_interaction
+from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.records.own_hash import own_hash
+from cassette_format.rules.interaction import check_interaction
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

@@ -33,15 +33,15 @@ from returns.pipeline import flow
 from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
-from cassette_format.cassette import CassetteFile
-from cassette_format.chain import header_line, interaction_line, seal_interaction
 from cassette_format.errors import CassetteFormatError
-from cassette_format.header import validate_header
-from cassette_format.lock import WriterLock, acquire_writer_lock
-from cassette_format.parse import read_cassette
-from cassette_format.partial import new_partial_path
-from cassette_format.policy import policy_changes
-from cassette_format.records import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.read.parse import read_cassette
+from cassette_format.records.cassette_file import CassetteFile
+from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.records.policy import policy_changes
+from cassette_format.write.header import validate_header
+from cassette_format.write.lock import WriterLock, acquire_writer_lock
+from cassette_format.write.partial import new_partial_path
+from cassette_format.write.seal import header_line, interaction_line, seal_interaction
 
 __all__ = ["CassetteWriter", "WriteMode"]
 

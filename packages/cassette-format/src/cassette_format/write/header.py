@@ -10,13 +10,13 @@ from cassette_canonical import fingerprint
 from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
-from cassette_format.header_rules import check_header
-from cassette_format.records import (
+from cassette_format.records.model import (
     Capabilities,
     CassetteHeader,
     ProviderFacts,
     RequestStorage,
 )
+from cassette_format.rules.header import check_header
 
 __all__ = ["create_header", "iso_timestamp", "validate_header"]
 

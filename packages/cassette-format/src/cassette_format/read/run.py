@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cassette_format._chain import ChainState
-from cassette_format._lines import LineOrProblem
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.chain import ChainState
+from cassette_format.read.lines import LineOrProblem
 
 __all__ = ["run_lines"]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from cassette_format.read.outcome_text import outcome_canonical_text
+from cassette_format.read.tally import Tally
+
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-    from cassette_format._chain import Tally
-    from cassette_format.cassette import CassetteFile
-    from cassette_format.records import CassetteInteraction, StopReasonCategory
+    from cassette_format.records.cassette_file import CassetteFile
+    from cassette_format.records.model import CassetteInteraction, StopReasonCategory
 
 __all__ = ["ambiguous_groups", "classify_stop_reason", "summarize", "summary_document"]
 
@@ -55,19 +57,6 @@ def _outcome_text(interaction: CassetteInteraction) -> str:
     return outcome_canonical_text(interaction.outcome.to_json(), interaction.hash)
 
 
-def outcome_canonical_text(outcome: JsonValue, record_hash: str) -> str:
-    """The canonical text an outcome is compared by for ambiguity (FMT-19), loader and verify.
-
-    A verified record's outcome always canonicalizes. Should one ever not, the record's own
-    hash (NUL-prefixed, so it equals no canonical text) keeps this total without walking
-    the outcome again: a repr would recurse and fail on deeply nested results.
-    """
-    from cassette_canonical import canonical_json  # lazy: keeps `cassette verify` imports lean
-
-    text: str | None = canonical_json(outcome).value_or(None)
-    return "\0" + record_hash if text is None else text
-
-
 def summary_document(
     header: Mapping[str, Any], tally: Tally, ambiguous: int
 ) -> dict[str, JsonValue]:
@@ -102,8 +91,6 @@ def summary_document(
 
 def summarize(cassette: CassetteFile) -> dict[str, JsonValue]:
     """The reference `verify --json` summary of a parsed cassette, without `file`."""
-    from cassette_format._chain import Tally  # at run time here only: summary stays light
-
     tally = Tally()
     for interaction in cassette.interactions:
         tally.count(interaction.to_json())

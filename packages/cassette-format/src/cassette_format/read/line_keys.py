@@ -20,15 +20,13 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any, Final
 
-import orjson
-
-from cassette_format._offset_table import OffsetTable
-from cassette_format.summary import outcome_canonical_text
+from cassette_format.read.offset_table import OffsetTable
+from cassette_format.read.outcome_text import outcome_text
 
 if TYPE_CHECKING:
-    from cassette_format._record_line import ParsedLine
-    from cassette_format._reread import LineReader
-    from cassette_format.identity import GroupKey
+    from cassette_format.read.record_line import ParsedLine
+    from cassette_format.read.reread import LineReader
+    from cassette_format.records.identity import GroupKey
 
 __all__ = [
     "DUPLICATE_CALL_KEY",
@@ -36,7 +34,6 @@ __all__ = [
     "CompactKeys",
     "ExactKeys",
     "LineKeys",
-    "outcome_text",
     "safe_int",
 ]
 
@@ -72,19 +69,6 @@ def safe_int(value: int | float) -> int:
 def _occurrence(record: Any) -> int:
     """A validated occurrence as an int (`2.0` is occurrence 2)."""
     return safe_int(record["occurrence"])
-
-
-def outcome_text(parsed: ParsedLine) -> bytes:
-    """The canonical text of a verified record's outcome, compared for ambiguity (FMT-19)."""
-    record: Any = parsed.value
-    outcome = record["outcome"]
-    if parsed.canonical is not None:
-        # A canonical line's sub-objects are canonical and were parsed in file order, which is
-        # UTF-16 key order (CANON-3); orjson writes them back as they stand. Sorting here would
-        # use code-point order and could disagree with a non-canonical member (FMT-19).
-        return orjson.dumps(outcome)
-    text = outcome_canonical_text(outcome, str(record["hash"]))
-    return text.encode("utf-8", "surrogatepass")
 
 
 class CompactKeys:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from returns.result import Result
 
-from cassette_format._js import js_string
-from cassette_format._rules import (
+from cassette_format.errors import CassetteFormatError
+from cassette_format.rules.leaf import (
     PASSED,
     Checked,
     an_object,
@@ -18,7 +18,7 @@ from cassette_format._rules import (
     optional_string,
     positive_integer,
 )
-from cassette_format.errors import CassetteFormatError
+from cassette_format.text.js import js_string
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue

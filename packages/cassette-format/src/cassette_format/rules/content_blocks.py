@@ -68,7 +68,7 @@ def check_content_blocks(value: object, path: str) -> CassetteFormatError | None
                         if type(block.get(field)) is not str:
                             return _block_problem(path, depth, index, f".{field} must be a string")
             elif kind == "image":
-                from cassette_format._image_block import image_problem  # lazy: images only
+                from cassette_format.rules.image_block import image_problem  # lazy: images only
 
                 problem = image_problem(block, _block_path(path, depth, index))
                 if problem is not None:

@@ -1,0 +1,1 @@
+"""Reading a cassette: bytes -> numbered lines -> parsed records -> chain state -> verdict."""

@@ -1,0 +1,1 @@
+"""Writing a cassette: the pure sealer, new headers, and the locked append-only writer edge."""
