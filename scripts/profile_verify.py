@@ -29,7 +29,6 @@ import hashlib, sys
 import orjson
 import cassette_canonical.parse, cassette_format.records.decode
 from cassette_format import verify_file
-from cassette_format.read.verify import summary_of
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "floor":
     with open(path, "rb") as handle:
