@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from cassette_provider.record.redact import Redactor, builtin_patterns, compile_redactor
-from cassette_provider.record.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
+from cassette_provider.live.redact import Redactor, builtin_patterns, compile_redactor
+from cassette_provider.live.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
 
 KIB = 1024
 GROWTH_TARGET = 6.0

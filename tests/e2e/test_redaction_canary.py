@@ -33,7 +33,7 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from cassette_provider.record.secret_shapes import SHAPES, expand_canary
+from cassette_provider.live.secret_shapes import SHAPES, expand_canary
 
 NAMES = sorted(shape.name for shape in SHAPES)
 TEMPLATES = {shape.name: shape.canary for shape in SHAPES}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from cassette_canonical import parse_json
-from cassette_provider.record.redact import catalogue_patterns, compile_redactor
+from cassette_provider.live.redact import catalogue_patterns, compile_redactor
 from support.paths import INTEROP
 
 CASSETTES = sorted((INTEROP / "cassettes").glob("valid-*.cassette.jsonl"))

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from cassette_canonical import JsonValue, fingerprint
+from cassette_provider.live.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
 from cassette_provider.models import (
     ModelReplayError,
     RecordingTransport,
@@ -28,7 +29,6 @@ from cassette_provider.models import (
     load_session_log,
     write_session_logs_sync,
 )
-from cassette_provider.record.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
 from cassette_topology.sessions import (
     SESSION_CONFIG,
     SESSION_LOG_FORMAT,

@@ -22,7 +22,7 @@ from cassette_provider import (
     install_cassette,
 )
 from cassette_provider.contract.agent import ParentAgent
-from cassette_provider.replay.episodes import install_episodes, is_miss
+from cassette_provider.episodes import install_episodes, is_miss
 from cassette_topology.exceptions import CassetteMismatchError
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from cassette_provider import SimpleAgent, StartRequest
-from cassette_provider.record.normalize import normalize_parent_context, normalize_request
-from cassette_provider.record.snapshot import snapshot
+from cassette_provider.live.normalize import normalize_parent_context, normalize_request
+from cassette_provider.live.snapshot import snapshot
 from cassette_topology import parent_context_fingerprint, request_fingerprint, request_metadata
 from returns.result import Failure, Success
 

@@ -22,7 +22,7 @@ from cassette_provider import (
     aborted_result,
     install_cassette,
 )
-from cassette_provider.record.redact import compile_redactor, is_secret_key
+from cassette_provider.live.redact import compile_redactor, is_secret_key
 from provider.support_provider import FakeClock, answer, prompt
 
 CANARIES = {

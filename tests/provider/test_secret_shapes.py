@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from cassette_format.records import RequestMetadata, ToolFilter
-from cassette_provider.record.js_regex import JS_SPACE_CLASS
-from cassette_provider.record.redact import (
+from cassette_provider.live.js_regex import JS_SPACE_CLASS
+from cassette_provider.live.redact import (
     REDACTED,
     SHORTEST_BUILTIN_MATCH,
     Redactor,
@@ -18,7 +18,7 @@ from cassette_provider.record.redact import (
     compile_redactor,
     is_secret_key,
 )
-from cassette_provider.record.secret_shapes import (
+from cassette_provider.live.secret_shapes import (
     CANARY_CLASSES,
     SHAPES,
     CompiledShape,

@@ -25,8 +25,9 @@ from returns.functions import identity
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
 from cassette_provider.contract.registry import ProviderRegistry
+from cassette_provider.live.redact import compile_redactor
+from cassette_provider.models.context import MODEL_SESSIONS
 from cassette_provider.record.recorder import DISPOSE_TIMEOUT, RecordingProvider
-from cassette_provider.record.redact import compile_redactor
 from cassette_provider.replay.replayer import ReplayProvider, ReplayTally, Timing, replayable
 from cassette_provider.replay.timing import check_recorded_delays
 
@@ -196,6 +197,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         redactor=redactor,
         storage=config.request_storage,
         tracker=TopologyTracker(writer.existing_interactions),
+        sessions=MODEL_SESSIONS,
         clock=config.clock,
     )
     unregister = registry.register(recorder)  # the name was checked free before opening
@@ -261,6 +263,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         cassette=cassette,
         matcher=matcher,
         timing=config.timing,
+        sessions=MODEL_SESSIONS,
         speed=float(speed),
         clock=config.clock,
     )

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from cassette_provider.contract.sessions import SessionBridge
+
 #: Something told about every subagent call key the subagent cassette replays.
 SubagentObserver = Callable[[str], None]
 
@@ -114,3 +116,7 @@ def resolve_session(
     """An explicit id wins; otherwise the context variable's session (or anonymous)."""
     resolved = resolve_call(session_id, first_call_ordinal)
     return resolved.session, resolved.first_call_ordinal
+
+
+#: What install hands the subagent recorder and replayer: model sessions reached downward.
+MODEL_SESSIONS = SessionBridge(child_session=subagent_session, child_replayed=subagent_replayed)

@@ -18,10 +18,10 @@ from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_topology.sessions import SESSION_CONFIG, SessionError
 from returns.pipeline import is_successful
 
+from cassette_provider.live.js_regex import compile_js_pattern
+from cassette_provider.live.redact import Redactor, compile_redactor
+from cassette_provider.live.snapshot import snapshot
 from cassette_provider.models.errors import value_or_raise
-from cassette_provider.record.js_regex import compile_js_pattern
-from cassette_provider.record.redact import Redactor, compile_redactor
-from cassette_provider.record.snapshot import snapshot
 
 #: The member of an HTTP model request holding the URL query, stored without its `?`.
 _QUERY: str = "query"

@@ -28,8 +28,8 @@ import pytest
 
 if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
     from cassette_provider.contract.registry import ProviderRegistry
+    from cassette_provider.episodes import EpisodeHandle
     from cassette_provider.pytest.network_guard import NetworkGuard
-    from cassette_provider.replay.episodes import EpisodeHandle
     from cassette_provider.replay.replayer import ReplayTally
 
 RecordMode: TypeAlias = Literal["none", "once", "new_episodes", "all", "rewrite"]
@@ -311,8 +311,8 @@ def rewrite_target(path: Path) -> Path:
 
 def _install(plan: CassettePlan, registry: ProviderRegistry, target: Path) -> EpisodeHandle:
     """Build the configs for the plan and install them behind one episode provider."""
+    from cassette_provider.episodes import install_episodes
     from cassette_provider.install import RecordConfig, ReplayConfig
-    from cassette_provider.replay.episodes import install_episodes
 
     options = {k: v for k, v in plan.options.items() if k not in _PLAN_KEYS}
     record, replay = _split_for_provider(options)

@@ -1,4 +1,4 @@
-"""Recording: the recording provider, normalization, snapshots and persistence redaction.
+"""Recording: the recording provider, one state machine per recorded call.
 
-Requirements: PROV-1..PROV-10, NORM-1..NORM-10, REDACT-1..REDACT-8, GAP-8, GAP-15, GAP-24, D-1.
+Requirements: PROV-1..PROV-10, GAP-15.
 """

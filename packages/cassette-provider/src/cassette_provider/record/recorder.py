@@ -30,7 +30,7 @@ from cassette_format.records import (
 from cassette_format.records.frozen_json import freeze_object
 from cassette_format.result_edge import or_raise
 from cassette_format.write.header import iso_timestamp
-from cassette_topology import LiveParent, ReservedCall, TopologyTracker, request_metadata
+from cassette_topology import ReservedCall, TopologyTracker, request_metadata
 from cassette_topology.errors import TopologyError
 from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity
@@ -47,10 +47,14 @@ from cassette_provider.contract.protocol import (
     SubagentResult,
     SubagentRun,
 )
-from cassette_provider.models.context import subagent_session
-from cassette_provider.record.normalize import normalize_parent_context, normalize_request
-from cassette_provider.record.redact import ProtectedFieldError, Redactor
-from cassette_provider.record.snapshot import snapshot_object
+from cassette_provider.contract.sessions import SessionBridge
+from cassette_provider.live.normalize import (
+    live_parent,
+    normalize_parent_context,
+    normalize_request,
+)
+from cassette_provider.live.redact import ProtectedFieldError, Redactor
+from cassette_provider.live.snapshot import snapshot_object
 
 if TYPE_CHECKING:
     from cassette_format.write.writer import CassetteWriter
@@ -62,11 +66,6 @@ __all__ = ["DISPOSE_TIMEOUT", "RecordedRun", "RecordingProvider"]
 _RESULT_LOSSY = "subagent cassette result is not lossless plain JSON"
 DISPOSE_TIMEOUT = "DISPOSE_TIMEOUT"
 _CUT = "subagent call was cut by the cassette dispose timeout before its outcome"
-
-
-def live_parent(parent: ParentAgent) -> LiveParent:
-    """Topology's view of a parent: its id as a string and its origin."""
-    return LiveParent(id=str(parent.id), origin=parent.origin)
 
 
 def _refused(problem: ProtectedFieldError) -> CassetteError:
@@ -186,9 +185,11 @@ class RecordingProvider(ProviderIdentity):
         redactor: Redactor,
         storage: RequestStorage,
         tracker: TopologyTracker,
+        sessions: SessionBridge,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._name = name
+        self._sessions = sessions
         self._upstream = upstream
         self._upstream_name = upstream.name
         self._registry = registry
@@ -371,7 +372,7 @@ class RecordingProvider(ProviderIdentity):
         clocked.watch(request.signal)
         call = self._open(admitted, clocked)
         try:
-            with subagent_session(admitted.reserved.call_key):  # the child's own model session
+            with self._sessions.child_session(admitted.reserved.call_key):  # its own model session
                 run = await self._upstream.start(request)
         except Exception as error:
             await self._start_failed(call, error)

@@ -1,4 +1,4 @@
-"""Offline replay: the replay provider, recorded timing and the new_episodes mixed mode.
+"""Offline replay: the replay provider and recorded timing.
 
 Requirements: REPLAY-1..REPLAY-7, GAP-4, GAP-23.
 """

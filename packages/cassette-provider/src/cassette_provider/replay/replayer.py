@@ -27,9 +27,12 @@ from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import CassetteRecordedError
 from cassette_provider.contract.function_provider import aborted_result
 from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, SubagentResult
-from cassette_provider.models.context import subagent_replayed
-from cassette_provider.record.normalize import normalize_parent_context, normalize_request
-from cassette_provider.record.recorder import live_parent
+from cassette_provider.contract.sessions import SessionBridge
+from cassette_provider.live.normalize import (
+    live_parent,
+    normalize_parent_context,
+    normalize_request,
+)
 from cassette_provider.replay.timing import checked_delay, scaled, wait_abortable
 
 __all__ = [
@@ -99,10 +102,12 @@ class ReplayProvider(ProviderIdentity):
         cassette: CassetteFile,
         matcher: InteractionMatcher,
         timing: Timing = "instant",
+        sessions: SessionBridge,
         speed: float = 1.0,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         facts = cassette.header.provider
+        self._sessions = sessions
         self._name = name
         self._capabilities = facts.capabilities
         self._inherits = facts.inherits_parent_context
@@ -130,7 +135,7 @@ class ReplayProvider(ProviderIdentity):
         context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
         call = value_or_raise(live_call(live_parent(request.parent), normalized, context))
         interaction = value_or_raise(self._matcher.match(call))
-        subagent_replayed(interaction.call_key)  # its model session's script is covered
+        self._sessions.child_replayed(interaction.call_key)  # its model session's script is covered
         timing = interaction.timing
         start_delay = scaled(timing.start_latency_ms, self._scale)
         aborted = await wait_abortable(start_delay, request.signal, self._clock)

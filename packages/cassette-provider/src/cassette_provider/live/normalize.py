@@ -5,17 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from cassette_topology import LiveParent
 from cassette_topology.call_ids import stable_call_id
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.protocol import StartRequest
-from cassette_provider.record.snapshot import snapshot, snapshot_object
+from cassette_provider.live.snapshot import snapshot, snapshot_object
 
-__all__ = ["normalize_parent_context", "normalize_request", "normalize_tool_filter"]
+__all__ = [
+    "live_parent",
+    "normalize_parent_context",
+    "normalize_request",
+    "normalize_tool_filter",
+]
 
 _REQUEST_LOSSY: Final = "subagent cassette request is not lossless plain JSON"
 _FILTER_KEYS: Final = ("allow", "deny")
+
+
+def live_parent(parent: ParentAgent) -> LiveParent:
+    """Topology's view of a parent: its id as a string and its origin."""
+    return LiveParent(id=str(parent.id), origin=parent.origin)
 
 
 def normalize_tool_filter(value: object) -> Result[dict[str, object], TypeError]:

@@ -20,8 +20,8 @@ from cassette_format.records import RequestMetadata, ToolFilter
 from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
-from cassette_provider.record.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
-from cassette_provider.record.secret_shapes import compiled_shapes
+from cassette_provider.live.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
+from cassette_provider.live.secret_shapes import compiled_shapes
 
 __all__ = [
     "REDACTED",
