@@ -297,19 +297,25 @@ async def test_an_unexpected_failure_fails_only_its_own_append(
 ) -> None:  # WRITE-7: nothing is sealed for it, the chain goes on
     path = tmp_path / "odd.cassette.jsonl"
     writer = await CassetteWriter.open(path, make_header(), "create")
-    real_seal = writer._seal_next
+    real_chain = writer._chain
     odd = make_body(2)
 
-    def seal(body: Any) -> Any:
-        if body is odd:
-            raise RuntimeError("odd body")
-        return real_seal(body)
+    class OddChain:
+        """The writer's chain, except that sealing `odd` raises."""
 
-    monkeypatch.setattr(writer, "_seal_next", seal)
+        def seal(self, body: Any) -> Any:
+            if body is odd:
+                raise RuntimeError("odd body")
+            return real_chain.seal(body)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_chain, name)
+
+    monkeypatch.setattr(writer, "_chain", OddChain())
     bodies = [make_body(1), odd, make_body(2, request_tag="retry")]
     outcomes = await asyncio.gather(*(writer.append(b) for b in bodies), return_exceptions=True)
     assert isinstance(outcomes[1], RuntimeError)
-    monkeypatch.setattr(writer, "_seal_next", real_seal)
+    monkeypatch.setattr(writer, "_chain", real_chain)
     await writer.close()
     assert verify_file(path)["interactions"] == 2
 

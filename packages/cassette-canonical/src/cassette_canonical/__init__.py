@@ -10,7 +10,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cassette_canonical.digest import canonical_json, fingerprint
+    from cassette_canonical.digest import canonical_bytes, canonical_json, fingerprint
     from cassette_canonical.digest_shape import is_digest
     from cassette_canonical.errors import CanonicalError
     from cassette_canonical.fast_path import is_canonical_text
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "CanonicalError": "errors",
     "JsonValue": "json_value",
+    "canonical_bytes": "digest",
     "canonical_json": "digest",
     "fingerprint": "digest",
     "is_canonical_text": "fast_path",
@@ -36,6 +37,7 @@ _HOMES = {
 __all__ = [
     "CanonicalError",
     "JsonValue",
+    "canonical_bytes",
     "canonical_json",
     "fingerprint",
     "is_canonical_text",

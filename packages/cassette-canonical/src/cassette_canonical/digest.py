@@ -19,6 +19,19 @@ def canonical_json(value: object) -> Result[str, CanonicalError]:
     return serialize_exact(value)
 
 
+def canonical_bytes(value: object) -> Result[bytes, CanonicalError]:
+    """The UTF-8 bytes of the value's canonical JSON text: what a record line holds (CANON-8)."""
+    data = fast_canonical(value)
+    if data is not None:
+        return Success(data)
+    return serialize_exact(value).map(_utf8)
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 of a canonical text (which never holds surrogates)."""
+    return text.encode("utf-8")
+
+
 def fingerprint(value: object) -> Result[str, CanonicalError]:
     """``sha256:<64 hex>`` of the UTF-8 bytes of the value's canonical JSON text."""
     data = fast_canonical(value)

@@ -3,9 +3,10 @@
 Each line is parsed (FMT-4/5), checked (FMT-9 for line 1, FMT-10 after) and linked
 (FMT-15/16); the first problem comes back as a value (`feed`, `finish`), never raised.
 
-It keeps only what the loader checks need (FMT-15..17): the previous hash, the sequences
-seen (a bitmap) and, in `_line_keys`, the call keys and parent-context/request groups
-seen. Records are kept only when the caller asks for them.
+It keeps only what the loader checks need (FMT-15..17), in `links.ChainLinks` (the same
+links the writer's chain checks): the previous hash, the sequences seen (a bitmap) and, in
+`line_keys`, the call keys and parent-context/request groups seen. Records are kept only
+when the caller asks for them.
 """
 
 from __future__ import annotations
@@ -13,14 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cassette_format.errors import CassetteFormatError
-from cassette_format.read.line_keys import (
-    DUPLICATE_CALL_KEY,
-    DUPLICATE_OCCURRENCE,
-    ExactKeys,
-    safe_int,
-)
+from cassette_format.read.line_keys import ExactKeys
+from cassette_format.read.links import LINKED, ChainLinks, line_refusal
 from cassette_format.read.record_line import ParsedLine, parse_record, record_hash
-from cassette_format.read.sequences import SeenSequences
 from cassette_format.read.tally import Tally
 from cassette_format.rules.fast import header_fits, interaction_fits
 
@@ -50,10 +46,7 @@ class ChainState:
         self._header: CassetteHeader | None = None
         self.interactions: list[CassetteInteraction] = []
         self.tally = Tally()
-        self._storage = ""
-        self._previous_hash = ""
-        self._sequences = SeenSequences()
-        self._keys: LineKeys = ExactKeys(count_ambiguity=False) if keys is None else keys
+        self.links = ChainLinks(ExactKeys(count_ambiguity=False) if keys is None else keys)
 
     @property
     def header(self) -> CassetteHeader | None:
@@ -67,7 +60,7 @@ class ChainState:
     @property
     def ambiguous_groups(self) -> int | None:
         """FMT-19's count once `finish` passed, when the keys count it (verify's do)."""
-        return self._keys.ambiguous
+        return self.links.keys.ambiguous
 
     def feed(
         self, number: int, raw: bytes | None, text: str | None, offset: int
@@ -95,20 +88,19 @@ class ChainState:
         if computed != header["hash"]:
             return CassetteFormatError("header hash mismatch", line=1)
         self.header_record = header
-        self._storage = str(header["requestStorage"])
-        self._previous_hash = str(header["hash"])
+        self.links.start(header)
         return None
 
     def _feed_interaction(
         self, parsed: ParsedLine, number: int, offset: int
     ) -> CassetteFormatError | None:
         value = parsed.value
-        if not interaction_fits(value, self._previous_hash):
+        links = self.links
+        previous_hash = links.previous_hash
+        if not interaction_fits(value, previous_hash):
             from cassette_format.rules.interaction import check_interaction_in_order  # on doubt
 
-            problem = (
-                check_interaction_in_order(value, number, self._previous_hash).swap().value_or(None)
-            )
+            problem = check_interaction_in_order(value, number, previous_hash).swap().value_or(None)
             if problem is not None:
                 return problem
         # Accepted by FMT-10 rules 1-9, so every member indexed below exists as validated.
@@ -118,26 +110,9 @@ class ChainState:
             return CassetteFormatError(_LOSSY)
         if computed != record["hash"]:
             return CassetteFormatError(f"line {number} hash mismatch", line=number)
-        if record["request"]["storage"] != self._storage:
-            return CassetteFormatError(
-                f'line {number}.request.storage must match header.requestStorage "{self._storage}"',
-                line=number,
-            )
-        sequence = safe_int(record["sequence"])
-        if sequence in self._sequences:
-            return CassetteFormatError(f"line {number} duplicates sequence {sequence}", line=number)
-        duplicate = self._keys.add(parsed, offset)
-        if duplicate == DUPLICATE_CALL_KEY:
-            return CassetteFormatError(
-                f'line {number} duplicates call key "{record["callKey"]}"', line=number
-            )
-        if duplicate == DUPLICATE_OCCURRENCE:
-            return CassetteFormatError(
-                f"line {number} duplicates occurrence {safe_int(record['occurrence'])} "
-                "for one parent-context/request group",
-                line=number,
-            )
-        self._sequences.add(sequence)
+        refused = links.link(parsed, offset)  # FMT-15/16
+        if refused != LINKED:
+            return line_refusal(refused, number, record, links.storage)
         if self.keep_records:
             from cassette_format.records.decode import decode_interaction  # lazy, as above
 
@@ -147,17 +122,16 @@ class ChainState:
                 return decoded.swap().value_or(None)
             self.interactions.append(interaction)
         self.tally.count(record)
-        self._previous_hash = record["hash"]
         return None
 
     def finish(self) -> CassetteFormatError | None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
         if self.header_record is None:
             return CassetteFormatError("cassette is empty")
-        missing = self._sequences.first_missing()
+        missing = self.links.sequences.first_missing()
         if missing is not None:
             return CassetteFormatError(f"cassette is missing sequence {missing}")
-        missing = self._keys.finish()
+        missing = self.links.keys.finish()
         if missing is not None:
             return CassetteFormatError(
                 f"cassette parent-context/request group is missing occurrence {missing}"

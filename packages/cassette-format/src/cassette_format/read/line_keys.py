@@ -114,6 +114,18 @@ class CompactKeys:
             self._later.append(offset)
         return None
 
+    def seen(self, record: Any) -> int | None:
+        """Which key of a checked record was remembered already (as `add`), changing nothing."""
+        read = self._reader.parsed_at
+        call_key = record["callKey"]
+        for at in self._calls.candidates(hash(call_key)):
+            found = read(at)
+            if found is not None and _call_key(found.value) == call_key:
+                return DUPLICATE_CALL_KEY
+        if self._find((*_group(record), _occurrence(record))) is not None:
+            return DUPLICATE_OCCURRENCE
+        return None
+
     def _find(self, member: Member) -> tuple[int, ParsedLine] | None:
         read = self._reader.parsed_at
         for at in self._members.candidates(hash(member)):
@@ -210,6 +222,18 @@ class ExactKeys:
         seen.occurrences.add(occurrence)
         if first_outcomes is not None and outcome_text(parsed) != first_outcomes[group]:
             self._ambiguous.add(group)
+        return None
+
+    def seen(self, record: Any) -> int | None:
+        """Which key of a checked record was remembered already (as `add`), changing nothing."""
+        if record["callKey"] in self._call_keys:
+            return DUPLICATE_CALL_KEY
+        seen = self._groups.get(_group(record))
+        occurrence = _occurrence(record)
+        if seen is not None and (
+            seen == occurrence if isinstance(seen, int) else occurrence in seen.occurrences
+        ):
+            return DUPLICATE_OCCURRENCE
         return None
 
     def finish(self) -> int | None:

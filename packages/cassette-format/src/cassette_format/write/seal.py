@@ -1,33 +1,80 @@
-"""Sealing an interaction onto the chain (WRITE-7): previousHash, hash, then FMT-10 rules 1-9."""
+"""Sealing a record into its line (WRITE-7): one canonical serialization, one hash, no decode.
+
+The record is serialized once with a placeholder digest in its `hash` member; the digest
+is SHA-256 of those bytes with that member cut out (exactly what the reader hashes,
+`read.record_line.record_hash`), and the line is the same bytes with the digest written
+over the placeholder. In canonical (key-sorted) text the top-level `hash` member is the
+first `"hash":"sha256:` (only plain strings sort before it: `callKey`; `cassetteId`,
+`createdAt`, `format`), so nothing else is searched or re-serialized. The sealed record is
+built from the typed body it came from, never decoded back from the line.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
-from cassette_canonical import canonical_json
-from returns.result import Result
+from cassette_canonical import canonical_bytes, canonical_json
+from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
-from cassette_format.records.decode import decode_interaction
 from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
-from cassette_format.records.own_hash import own_hash
 from cassette_format.rules.interaction import check_interaction
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["header_line", "interaction_line", "seal_interaction"]
+__all__ = [
+    "Sealed",
+    "header_line",
+    "interaction_line",
+    "seal_body",
+    "seal_interaction",
+    "sealed_line",
+]
 
 _LOSSY = "cassette record is not lossless canonical JSON"
+_HASH_MEMBER: Final = b'"hash":"sha256:'
+_PLACEHOLDER: Final = "sha256:" + "0" * 64
+_DIGITS: Final = 64
 
 
 def _lossy(_: object) -> CassetteFormatError:
     return CassetteFormatError(_LOSSY)
 
 
-def _hashed(unhashed: dict[str, JsonValue]) -> Result[dict[str, JsonValue], CassetteFormatError]:
-    """The record with its `hash` member, the digest of everything else."""
-    return own_hash(unhashed).map(lambda digest: {**unhashed, "hash": digest}).alt(_lossy)
+def _stamped(text: bytes) -> tuple[str, bytes]:
+    """The digest of `text` minus its `hash` member, and the line with that digest written in."""
+    start = text.find(_HASH_MEMBER)
+    digits = start + len(_HASH_MEMBER)
+    after = digits + _DIGITS + 1  # past the closing quote
+    if text[after : after + 1] == b",":
+        body = text[:start] + text[after + 1 :]
+    else:  # the last member: drop the comma before it instead
+        body = text[: start - 1] + text[after:]
+    digest = hashlib.sha256(body).hexdigest()
+    return "sha256:" + digest, text[:digits] + digest.encode("ascii") + text[digits + _DIGITS :]
+
+
+def sealed_line(unhashed: dict[str, JsonValue]) -> Result[tuple[str, bytes], CassetteFormatError]:
+    """A record's hash (FMT-15) and its exact canonical JSONL line (with `\\n`)."""
+    placed = {**unhashed, "hash": _PLACEHOLDER}
+    return canonical_bytes(placed).alt(_lossy).map(_stamped).map(_with_newline)
+
+
+def _with_newline(stamped: tuple[str, bytes]) -> tuple[str, bytes]:
+    digest, text = stamped
+    return digest, text + b"\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """An interaction chained after its previous record, its checked JSON and its exact line."""
+
+    interaction: CassetteInteraction
+    line: bytes
+    record: Any  # the checked on-disk mapping the line holds (for the chain's keys)
 
 
 def _chained(body: InteractionBody, previous_hash: str) -> dict[str, JsonValue]:
@@ -37,19 +84,48 @@ def _chained(body: InteractionBody, previous_hash: str) -> dict[str, JsonValue]:
     return unhashed
 
 
+def _interaction(body: InteractionBody, previous_hash: str, digest: str) -> CassetteInteraction:
+    """The typed record of a sealed body: its own members, linked and hashed (no decode)."""
+    return CassetteInteraction(
+        sequence=body.sequence,
+        call_key=body.call_key,
+        parent_key=body.parent_key,
+        parent_context_fingerprint=body.parent_context_fingerprint,
+        occurrence=body.occurrence,
+        request_fingerprint=body.request_fingerprint,
+        request=body.request,
+        timing=body.timing,
+        published=body.published,
+        local=body.local,
+        outcome=body.outcome,
+        previous_hash=previous_hash,
+        hash=digest,
+    )
+
+
+def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, CassetteFormatError]:
+    """Chain `body` after `previous_hash`, hash and check it as line `sequence + 1` (WRITE-7).
+
+    link -> one serialization and one hash -> check (FMT-10 rules 1-9) on the record's JSON.
+    """
+    line_number = body.sequence + 1 if isinstance(body.sequence, int) else 0
+    unhashed = _chained(body, previous_hash)
+    match sealed_line(unhashed):
+        case Success((str() as digest, bytes() as line)):
+            unhashed["hash"] = digest
+            return check_interaction(unhashed, line_number, previous_hash).map(
+                lambda record: Sealed(_interaction(body, previous_hash, digest), line, record)
+            )
+        case Failure(CassetteFormatError() as problem):
+            return Failure(problem)
+    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
+
+
 def seal_interaction(
     body: InteractionBody, previous_hash: str
 ) -> Result[CassetteInteraction, CassetteFormatError]:
-    """Chain `body` after `previous_hash` and validate it as line `sequence + 1` (WRITE-7).
-
-    link -> hash -> check (FMT-10 rules 1-9) -> decode to the typed, frozen record.
-    """
-    line = body.sequence + 1 if isinstance(body.sequence, int) else 0
-    return (
-        _hashed(_chained(body, previous_hash))
-        .bind(lambda record: check_interaction(record, line, previous_hash))
-        .bind(decode_interaction)
-    )
+    """The typed interaction `body` becomes after `previous_hash` (WRITE-7), checked."""
+    return seal_body(body, previous_hash).map(lambda sealed: sealed.interaction)
 
 
 def _line(text: Result[str, object]) -> Result[bytes, CassetteFormatError]:

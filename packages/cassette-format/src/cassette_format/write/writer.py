@@ -29,19 +29,20 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self
 
-from returns.pipeline import flow
-from returns.pointfree import bind
-from returns.result import Failure, Result, Success
+from returns.functions import identity
+from returns.result import Failure, Success
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.read.parse import read_cassette
 from cassette_format.records.cassette_file import CassetteFile
 from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
 from cassette_format.records.policy import policy_changes
+from cassette_format.result_edge import or_raise
+from cassette_format.write.chain import Sealed, WriterChain
 from cassette_format.write.header import validate_header
 from cassette_format.write.lock import WriterLock, acquire_writer_lock
 from cassette_format.write.partial import new_partial_path
-from cassette_format.write.seal import header_line, interaction_line, seal_interaction
+from cassette_format.write.seal import header_line
 
 __all__ = ["CassetteWriter", "WriteMode"]
 
@@ -55,23 +56,6 @@ def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader
         raise CassetteFormatError(
             f"cannot append: existing header {changed[0]} differs from configured value"
         )
-
-
-@dataclass(frozen=True, slots=True)
-class _Sealed:
-    """An interaction chained onto the file's last record, and its canonical line."""
-
-    interaction: CassetteInteraction
-    line: bytes
-
-
-def _refused(message: str) -> Result[CassetteInteraction, CassetteFormatError]:
-    return Failure(CassetteFormatError(message))
-
-
-def _with_line(interaction: CassetteInteraction) -> Result[_Sealed, CassetteFormatError]:
-    """The sealed record with its canonical JSONL line."""
-    return interaction_line(interaction).map(lambda line: _Sealed(interaction, line))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -169,6 +153,7 @@ class CassetteWriter:
         header: CassetteHeader,
         existing: Sequence[CassetteInteraction],
         *,
+        chain: WriterChain,
         commit: _Commit | None = None,
     ) -> None:
         self.path = path
@@ -189,10 +174,7 @@ class CassetteWriter:
             if commit is None
             else f'cassette "{path}" (partial recording "{commit.partial}")'
         )
-        self._previous_hash = existing[-1].hash if existing else header.hash
-        self._sequences = {i.sequence for i in existing}
-        self._call_keys = {i.call_key for i in existing}
-        self._occurrences = {(i.group_key, i.occurrence) for i in existing}
+        self._chain = chain
         self._queue = asyncio.Lock()
         self._pending: list[tuple[InteractionBody, asyncio.Future[CassetteInteraction]]] = []
         self._drainer: asyncio.Task[None] | None = None
@@ -254,14 +236,14 @@ class CassetteWriter:
             # A missing append target starts a new cassette in place (WRITE-3): every
             # complete line of an interrupted first run is kept for the next append.
             try:
-                fd = os.open(absolute, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(absolute, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
             except OSError as error:
                 raise _open_refusal(absolute, mode, error) from error
             return cls._started(absolute, fd, lock, header, None)
         destination = _destination(absolute, mode)
         commit = _Commit(new_partial_path(destination), destination, replace=mode == "truncate")
         try:
-            fd = os.open(commit.partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(commit.partial, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
         except OSError as error:
             raise _open_refusal(absolute, mode, error) from error
         with contextlib.suppress(OSError):  # truncate keeps the replaced file's mode bits
@@ -285,6 +267,7 @@ class CassetteWriter:
                 case Failure(CassetteFormatError() as problem):
                     raise problem
             os.fsync(fd)
+            chain = or_raise(WriterChain.resume(fd), identity)
         except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -294,7 +277,7 @@ class CassetteWriter:
             raise CassetteFormatError(
                 f'cannot initialize cassette "{absolute}"', cause=error
             ) from error
-        return cls(absolute, fd, lock, header, (), commit=commit)
+        return cls(absolute, fd, lock, header, (), chain=chain, commit=commit)
 
     @classmethod
     def _open_append(
@@ -315,13 +298,14 @@ class CassetteWriter:
             size = os.fstat(fd).st_size
             if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
                 _write_all(fd, b"\n")  # WRITE-5: repair a missing trailing newline
-        except OSError as error:
+            chain = or_raise(WriterChain.resume(fd), identity)
+        except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
                 os.close(fd)
             raise CassetteFormatError(
                 f'cannot prepare cassette "{absolute}" for append', cause=error
             ) from error
-        return cls(absolute, fd, lock, existing.header, existing.interactions)
+        return cls(absolute, fd, lock, existing.header, existing.interactions, chain=chain)
 
     async def append(self, body: InteractionBody) -> CassetteInteraction:
         """Chain, validate and write one interaction, in call order (WRITE-7, WRITE-8)."""
@@ -376,6 +360,7 @@ class CassetteWriter:
         """
         outcomes: list[CassetteInteraction | Exception] = []
         lines: list[bytes] = []
+        offset = self._size
         if self._poison is None:
             self._poison = self._file_changed()
         for body in bodies:
@@ -383,13 +368,14 @@ class CassetteWriter:
                 outcomes.append(self._poison)
                 continue
             try:
-                sealed = self._seal_next(body)
+                sealed = self._chain.seal(body)
             except Exception as error:  # an odd body: its own caller sees why
                 outcomes.append(error)
                 continue
             match sealed:
-                case Success(_Sealed() as next_record):
-                    self._remember(next_record.interaction)
+                case Success(Sealed() as next_record):
+                    self._chain.accept(next_record, offset)
+                    offset += len(next_record.line)
                     outcomes.append(next_record.interaction)
                     lines.append(next_record.line)
                 case Failure(CassetteFormatError() as problem):
@@ -405,6 +391,7 @@ class CassetteWriter:
                 outcomes = [failure if isinstance(o, CassetteInteraction) else o for o in outcomes]
             else:
                 self._size += len(data)
+                self._chain.written()
         return outcomes
 
     def _rolled_back(self, error: OSError) -> CassetteFormatError:
@@ -454,44 +441,6 @@ class CassetteWriter:
                 "the recording stopped"
             )
         return None
-
-    def _seal_next(self, body: InteractionBody) -> Result[_Sealed, CassetteFormatError]:
-        """Chain `body` after the last sealed record, refuse repeats, render its line.
-
-        Changes nothing: the batch remembers the record only once all of this succeeded.
-        """
-        return flow(
-            seal_interaction(body, self._previous_hash),
-            bind(self._unrepeated),
-            bind(_with_line),
-        )
-
-    def _unrepeated(
-        self, interaction: CassetteInteraction
-    ) -> Result[CassetteInteraction, CassetteFormatError]:
-        """The sealed record, or why the loader would refuse it beside what was written."""
-        storage = self.header.request_storage
-        if interaction.request.storage != storage:
-            return _refused(
-                f'interaction request.storage must match header.requestStorage "{storage}"'
-            )
-        if interaction.sequence in self._sequences:
-            return _refused(f"interaction sequence {interaction.sequence} was already written")
-        if interaction.call_key in self._call_keys:
-            return _refused(f'interaction call key "{interaction.call_key}" was already written')
-        if (interaction.group_key, interaction.occurrence) in self._occurrences:
-            return _refused(
-                f"interaction occurrence {interaction.occurrence} was already written "
-                "for one parent-context/request group"
-            )
-        return Success(interaction)
-
-    def _remember(self, interaction: CassetteInteraction) -> None:
-        """Chain the next record after `interaction` and refuse its identity from now on."""
-        self._sequences.add(interaction.sequence)
-        self._call_keys.add(interaction.call_key)
-        self._occurrences.add((interaction.group_key, interaction.occurrence))
-        self._previous_hash = interaction.hash
 
     def mark_interrupted(self) -> None:
         """Make the coming close keep the partial file and leave the target as it was."""
