@@ -48,6 +48,19 @@ class ChainState:
         self.tally = Tally()
         self.links = ChainLinks(ExactKeys(count_ambiguity=False) if keys is None else keys)
 
+    @classmethod
+    def resumed(cls, header: Mapping[str, JsonValue], previous_hash: str) -> ChainState:
+        """A state past `header` and a line hashed `previous_hash`: checks one line read back.
+
+        The lazy reader (`replay_index`) verifies a line again when replay delivers it, with
+        the loader's checks and messages; the records it decodes are kept.
+        """
+        state = cls(keep_records=True)
+        state.header_record = header
+        state._storage = str(header["requestStorage"])
+        state._previous_hash = previous_hash
+        return state
+
     @property
     def header(self) -> CassetteHeader | None:
         """The typed header once line 1 verified (built on first use: verify needs none)."""

@@ -18,7 +18,7 @@ answers the FMT-17 missing occurrence of the first group (in first-seen order) l
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from cassette_format.read.offset_table import OffsetTable
 from cassette_format.read.outcome_text import outcome_text
@@ -250,4 +250,15 @@ class ExactKeys:
         return None
 
 
-LineKeys = CompactKeys | ExactKeys
+class LineKeys(Protocol):
+    """What the chain state asks of its key memory: `add` each line, then `finish`."""
+
+    ambiguous: int | None
+
+    def add(self, parsed: ParsedLine, offset: int) -> int | None:
+        """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        ...
+
+    def finish(self) -> int | None:
+        """FMT-17's missing occurrence, or None; sets `ambiguous` when it counts it."""
+        ...

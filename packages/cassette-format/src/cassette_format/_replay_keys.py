@@ -1,0 +1,223 @@
+"""FMT-16, 17, 19 for replay: the chain pass's key checks, keeping what replay needs to match.
+
+`ReplayKeys` is the `LineKeys` of the lazy reader (`replay_index`). Like verify's
+`CompactKeys` it holds no record, only compact tables; unlike them it keeps every
+interaction's facts that replay matches on, exactly: call keys, parent keys and parent
+contexts interned in `KeyTable`s, request fingerprints as their 32 digest bytes, sequence,
+occurrence, label, the line's place (offset, length) and hash, and the longest recorded
+delay, in parallel arrays indexed by position in the file. Groups are found through an
+`OffsetTable` of their first-seen member, confirmed against those arrays, so duplicate
+checks need no line read back. A group that repeats reads its first member's line once
+to compare outcome digests (FMT-19): no other outcome is kept or decoded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Final
+
+from cassette_format._key_table import KeyTable
+from cassette_format._line_keys import (
+    DUPLICATE_CALL_KEY,
+    DUPLICATE_OCCURRENCE,
+    outcome_text,
+    safe_int,
+)
+from cassette_format._offset_table import OffsetTable
+
+if TYPE_CHECKING:
+    from cassette_format._record_line import ParsedLine
+    from cassette_format._reread import LineReader
+
+__all__ = ["DIGEST_BYTES", "ReplayKeys", "digest_bytes", "digest_text"]
+
+#: A `sha256:<64 hex>` digest (FMT-10 validates the shape) as its raw bytes.
+DIGEST_BYTES: Final = 32
+_DIGEST_PREFIX: Final = "sha256:"
+#: Positions are stored as `OffsetTable` values: 33 bits leave 31 bits of hash tag.
+_POSITION_BITS: Final = 33
+
+
+def digest_bytes(digest: str) -> bytes:
+    """The 32 raw bytes of a validated `sha256:<64 lowercase hex>` digest."""
+    return bytes.fromhex(digest[len(_DIGEST_PREFIX) :])
+
+
+def digest_text(raw: bytes | bytearray) -> str:
+    """The `sha256:<hex>` text of 32 raw digest bytes."""
+    return _DIGEST_PREFIX + raw.hex()
+
+
+def _label(request: Any) -> str | None:
+    """The request's label, from the metadata view or the full request (DIAG-4)."""
+    view = request.get("metadata") if request["storage"] == "metadata" else request["value"]
+    label = view.get("label")
+    return label if isinstance(label, str) else None
+
+
+def _redacted(outcome: Any) -> bool:
+    """Whether a validated outcome is a result stored with redactions (MATCH-1)."""
+    return bool(outcome["kind"] == "result" and outcome["redactions"] > 0)
+
+
+def _never_same(_: int) -> bool:
+    """The caller already looked for the group: no candidate is the same."""
+    return False
+
+
+class ReplayKeys:
+    """The replay facts of each verified interaction, found by call key or by exact group."""
+
+    __slots__ = (
+        "_ambiguous",
+        "_groups",
+        "_outcomes",
+        "_reader",
+        "_repeats",
+        "_starts",
+        "ambiguous",
+        "calls",
+        "context_ids",
+        "contexts",
+        "delays",
+        "first_redacted",
+        "hashes",
+        "heads",
+        "label_ids",
+        "labels",
+        "length",
+        "lengths",
+        "next_member",
+        "occurrences",
+        "offsets",
+        "parent_calls",
+        "parent_ids",
+        "parents",
+        "requests",
+        "sequences",
+    )
+
+    def __init__(self, reader: LineReader, tag_bits: int | None = None) -> None:
+        """`tag_bits` narrows every table's hash tags (tests force collisions with it)."""
+        self._reader = reader
+        self.length = 0  # of the line about to be added (set by the reader's line loop)
+        self.offsets = array("Q")
+        self.lengths = array("L")
+        self.sequences = array("q")
+        self.occurrences = array("q")
+        self.delays = array("d")
+        self.calls = KeyTable(tag_bits)  # id == position: call keys are unique (FMT-16)
+        self.parents = KeyTable(tag_bits)
+        self.parent_ids = array("l")
+        self.contexts = KeyTable(tag_bits)
+        self.context_ids = array("l")
+        self.labels = KeyTable(tag_bits)
+        self.label_ids = array("l")
+        self.requests = bytearray()  # DIGEST_BYTES per interaction
+        self.hashes = bytearray()  # DIGEST_BYTES per interaction: the line's own hash
+        self.first_redacted = -1
+        self._groups = OffsetTable(_POSITION_BITS, tag_bits)
+        self._starts = bytearray()  # 1 where a group was first seen
+        self._repeats: dict[int, dict[int, int]] = {}  # first seen -> occurrence -> position
+        self._outcomes: dict[int, bytes] = {}  # first seen -> its outcome's digest
+        self._ambiguous: set[int] = set()
+        self.heads: dict[int, int] = {}  # first seen -> occurrence 1, where they differ
+        self.next_member: dict[int, int] = {}  # position -> the next occurrence's
+        self.parent_calls = array("l")  # parent id -> position of that call, or -1
+        self.ambiguous: int | None = None
+
+    def find_group(self, parent_id: int, context_id: int, request: bytes) -> int:
+        """The first-seen member of the exact group, or -1."""
+        parents, contexts, requests = self.parent_ids, self.context_ids, self.requests
+        for at in self._groups.candidates(hash((parent_id, context_id, request))):
+            start = at * DIGEST_BYTES
+            if (
+                parents[at] == parent_id
+                and contexts[at] == context_id
+                and requests[start : start + DIGEST_BYTES] == request
+            ):
+                return at
+        return -1
+
+    def add(self, parsed: ParsedLine, offset: int) -> int | None:
+        """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        record: Any = parsed.value
+        call_key: str = record["callKey"]
+        if self.calls.find(call_key) >= 0:
+            return DUPLICATE_CALL_KEY
+        position = len(self.offsets)
+        occurrence = safe_int(record["occurrence"])
+        parent_id = self.parents.add(record["parentKey"])
+        context_id = self.contexts.add(record["parentContextFingerprint"])
+        request = digest_bytes(record["requestFingerprint"])
+        first = self.find_group(parent_id, context_id, request)
+        if first >= 0:
+            members = self._repeats.get(first)
+            if members is None:
+                members = self._repeats[first] = {self.occurrences[first]: first}
+            if occurrence in members:
+                return DUPLICATE_OCCURRENCE
+            members[occurrence] = position
+            self._compare_outcome(first, parsed)
+        else:
+            self._groups.insert(hash((parent_id, context_id, request)), position, _never_same)
+        self.calls.add(call_key)
+        self.offsets.append(offset)
+        self.lengths.append(self.length)
+        self.sequences.append(safe_int(record["sequence"]))
+        self.occurrences.append(occurrence)
+        timing = record["timing"]
+        self.delays.append(max(timing["startLatencyMs"], timing["durationMs"]))
+        self.parent_ids.append(parent_id)
+        self.context_ids.append(context_id)
+        label = _label(record["request"])
+        self.label_ids.append(-1 if label is None else self.labels.add(label))
+        self.requests += request
+        self.hashes += digest_bytes(record["hash"])
+        self._starts.append(first < 0)
+        if self.first_redacted < 0 and _redacted(record["outcome"]):
+            self.first_redacted = position
+        return None
+
+    def _compare_outcome(self, first: int, parsed: ParsedLine) -> None:
+        """FMT-19: a repeated group is ambiguous when an outcome differs from its first's."""
+        anchor = self._outcomes.get(first)
+        if anchor is None:
+            found = self._reader.parsed_at(self.offsets[first])
+            # A line that no longer parses changed during the pass: count it as different.
+            anchor = b"" if found is None else hashlib.sha256(outcome_text(found)).digest()
+            self._outcomes[first] = anchor
+        if hashlib.sha256(outcome_text(parsed)).digest() != anchor:
+            self._ambiguous.add(first)
+
+    def finish(self) -> int | None:
+        """FMT-17's missing occurrence of the first-seen group lacking one, or None.
+
+        Also counts ambiguous groups (FMT-19), links each repeated group's members in
+        occurrence order and resolves parent keys to the calls they name.
+        """
+        self.ambiguous = len(self._ambiguous)
+        starts, occurrences, repeats = self._starts, self.occurrences, self._repeats
+        for position in range(len(starts)):
+            if not starts[position]:
+                continue
+            members = repeats.get(position)
+            if members is None:
+                if occurrences[position] != 1:
+                    return 1
+                continue
+            size = len(members)
+            if max(members) != size:
+                return next(o for o in range(1, size + 1) if o not in members)
+        for first, members in repeats.items():
+            ordered = [members[occurrence] for occurrence in range(1, len(members) + 1)]
+            if ordered[0] != first:
+                self.heads[first] = ordered[0]
+            for before, after in pairwise(ordered):
+                self.next_member[before] = after
+        self._repeats, self._outcomes, self._starts = {}, {}, bytearray()
+        calls, parents = self.calls, self.parents
+        self.parent_calls = array("l", (calls.find(parents.text(i)) for i in range(len(parents))))
+        return None

@@ -1,0 +1,225 @@
+"""The lazy reader replay installs from: one verifying pass, then lines read when delivered.
+
+`read_replay_index` runs the loader's chain checks (`_chain.ChainState`, FMT-1..19) over
+the file in one streaming pass with verify's memory profile, keeping no record: only the
+header and, per interaction, the compact facts `_replay_keys.ReplayKeys` collects (call
+key, parent key, group, occurrence, sequence, label, the line's offset, length and hash,
+the longest recorded delay), plus the FMT-19 ambiguity count and the first redacted result.
+A file the loader refuses is refused with the loader's error.
+
+`ReplayIndex.interaction` reads one line back (`os.pread` on the descriptor the pass used)
+and verifies it again before decoding it, through a chain state resumed at that line: bytes
+changed after the pass fail closed with the loader's code and message (a changed body is
+`line N hash mismatch`; a re-hashed line breaks the next line's `previousHash`).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Final
+
+from cassette_canonical import is_digest
+from returns.result import Failure, Result, Success
+
+from cassette_format._chain import ChainState
+from cassette_format._lines import LineOrProblem, numbered_lines, strip_newline
+from cassette_format._open import open_regular
+from cassette_format._replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
+from cassette_format._reread import LineReader
+from cassette_format._run import run_lines
+from cassette_format.errors import CassetteFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cassette_canonical import JsonValue
+
+    from cassette_format.identity import GroupKey
+    from cassette_format.records import CassetteHeader, CassetteInteraction
+
+__all__ = ["ReplayIndex", "read_replay_index"]
+
+_CHANGED: Final = "line {line} changed after the cassette was read; install the replay again"
+
+
+def _cannot_read(path: str, error: OSError) -> CassetteFormatError:
+    """FMT-18's message for a file that cannot be read."""
+    return CassetteFormatError(f'cannot read cassette "{path}"', cause=error)
+
+
+def _measured(lines: Iterator[LineOrProblem], keys: ReplayKeys) -> Iterator[LineOrProblem]:
+    """The lines as they are, telling `keys` each line's length before it is fed."""
+    for line in lines:
+        if not isinstance(line, CassetteFormatError) and line[1] is not None:
+            keys.length = len(line[1])
+        yield line
+
+
+class ReplayIndex:
+    """A verified cassette's header and call index; an interaction is read when asked for.
+
+    Positions are file order (0 is the first interaction). Lookups answer -1 for nothing.
+    """
+
+    __slots__ = ("__weakref__", "_descriptor", "_header_record", "_keys", "header", "path")
+
+    def __init__(
+        self,
+        path: str,
+        descriptor: int,
+        header: CassetteHeader,
+        header_record: Mapping[str, JsonValue],
+        keys: ReplayKeys,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self._header_record = header_record
+        self._keys = keys
+        self._descriptor = descriptor
+        weakref.finalize(self, os.close, descriptor)
+
+    def __len__(self) -> int:
+        return len(self._keys.offsets)
+
+    @property
+    def ambiguous_groups(self) -> int:
+        """How many repeated groups hold more than one distinct outcome (FMT-19)."""
+        return self._keys.ambiguous or 0
+
+    @property
+    def first_redacted(self) -> int:
+        """The first interaction whose result was stored with redactions (MATCH-1), or -1."""
+        return self._keys.first_redacted
+
+    def call_key(self, position: int) -> str:
+        """The interaction's call key."""
+        return self._keys.calls.text(position)
+
+    def parent_key(self, position: int) -> str:
+        """The interaction's parent key."""
+        keys = self._keys
+        return keys.parents.text(keys.parent_ids[position])
+
+    def group(self, position: int) -> GroupKey:
+        """The interaction's parent-context/request group (FMT-16)."""
+        keys = self._keys
+        start = position * DIGEST_BYTES
+        return (
+            keys.parents.text(keys.parent_ids[position]),
+            keys.contexts.text(keys.context_ids[position]),
+            digest_text(keys.requests[start : start + DIGEST_BYTES]),
+        )
+
+    def sequence(self, position: int) -> int:
+        """The interaction's sequence."""
+        return self._keys.sequences[position]
+
+    def occurrence(self, position: int) -> int:
+        """The interaction's occurrence within its group."""
+        return self._keys.occurrences[position]
+
+    def label(self, position: int) -> str | None:
+        """The stored request's label, if it has one."""
+        keys = self._keys
+        label_id = keys.label_ids[position]
+        return None if label_id < 0 else keys.labels.text(label_id)
+
+    def longest_delay(self, position: int) -> float:
+        """The longer of the recorded start latency and duration, in ms (REPLAY-2)."""
+        return self._keys.delays[position]
+
+    def find_call(self, call_key: str) -> int:
+        """The interaction with this call key."""
+        return self._keys.calls.find(call_key)
+
+    def parent_position(self, position: int) -> int:
+        """The interaction whose call key is this one's parent key."""
+        keys = self._keys
+        return keys.parent_calls[keys.parent_ids[position]]
+
+    def find_group(self, group: GroupKey) -> int:
+        """The first occurrence of the exact group (MATCH-1)."""
+        keys = self._keys
+        parent_key, context, request = group
+        parent_id = keys.parents.find(parent_key)
+        context_id = keys.contexts.find(context)
+        if parent_id < 0 or context_id < 0 or not is_digest(request):
+            return -1
+        first = keys.find_group(parent_id, context_id, digest_bytes(request))
+        return first if first < 0 else keys.heads.get(first, first)
+
+    def next_in_group(self, position: int) -> int:
+        """The next occurrence of this interaction's group."""
+        return self._keys.next_member.get(position, -1)
+
+    def interaction(self, position: int) -> Result[CassetteInteraction, CassetteFormatError]:
+        """The interaction read back, verified again as the loader would, and decoded."""
+        keys = self._keys
+        line = position + 2  # non-blank line numbers: the header is line 1
+        state = ChainState.resumed(self._header_record, self._previous_hash(position))
+        try:
+            problem = state.feed(line, self._raw(position), None, keys.offsets[position])
+            if problem is not None:
+                return Failure(problem)
+            decoded = state.interactions[-1]
+            if digest_bytes(decoded.hash) == self._stored_hash(position):
+                return Success(decoded)
+            if position + 1 < len(keys.offsets):  # re-hashed: the next line's link breaks
+                after = position + 1
+                problem = state.feed(line + 1, self._raw(after), None, keys.offsets[after])
+        except OSError as error:
+            return Failure(_cannot_read(self.path, error))
+        return Failure(problem or CassetteFormatError(_CHANGED.format(line=line), line=line))
+
+    def _raw(self, position: int) -> bytes:
+        keys = self._keys
+        raw = os.pread(self._descriptor, keys.lengths[position], keys.offsets[position])
+        return strip_newline(raw)
+
+    def _stored_hash(self, position: int) -> bytes:
+        start = position * DIGEST_BYTES
+        return bytes(self._keys.hashes[start : start + DIGEST_BYTES])
+
+    def _previous_hash(self, position: int) -> str:
+        if position == 0:
+            return str(self._header_record["hash"])
+        return digest_text(self._stored_hash(position - 1))
+
+
+def _verified(
+    path: str, handle: IO[bytes]
+) -> Result[tuple[CassetteHeader, Mapping[str, JsonValue], ReplayKeys], CassetteFormatError]:
+    """One pass of the loader's checks over `handle`, keeping the replay facts."""
+    reader = LineReader.of(handle)
+    if reader is None:  # a regular file always seeks; kept for the type checker
+        return Failure(CassetteFormatError(f'cannot read cassette "{path}"'))
+    keys = ReplayKeys(reader)
+    state = ChainState(keep_records=False, keys=keys)
+    problem = run_lines(state, _measured(numbered_lines(handle, reader.start), keys))
+    if problem is not None:
+        return Failure(problem)
+    header, record = state.header, state.header_record
+    if header is None or record is None:  # finish() passed, so neither is None
+        return Failure(CassetteFormatError("cassette is empty"))
+    return Success((header, record, keys))
+
+
+def _indexed(path: str) -> Result[ReplayIndex, CassetteFormatError]:
+    """Open `path`, verify it in one pass and keep a descriptor for the reads that follow."""
+    try:
+        with open_regular(path) as handle:
+            verified = _verified(path, handle)
+            descriptor = os.dup(handle.fileno()) if isinstance(verified, Success) else -1
+    except OSError as error:
+        return Failure(_cannot_read(path, error))
+    return verified.map(lambda facts: ReplayIndex(path, descriptor, facts[0], facts[1], facts[2]))
+
+
+def read_replay_index(path: str | os.PathLike[str]) -> Result[ReplayIndex, CassetteFormatError]:
+    """Verify the cassette at `path` in one pass and index it for replay (see the module).
+
+    Refuses exactly what `read_cassette` refuses, with the same error.
+    """
+    return _indexed(os.path.abspath(os.fspath(path)))
