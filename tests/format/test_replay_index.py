@@ -26,8 +26,8 @@ from cassette_format import (
     read_cassette,
     seal_interaction,
 )
-from cassette_format._replay_keys import ReplayKeys
-from cassette_format.replay_index import ReplayIndex, read_replay_index
+from cassette_format.read.replay_index import ReplayIndex, read_replay_index
+from cassette_format.read.replay_keys import ReplayKeys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
@@ -186,7 +186,7 @@ def test_the_index_agrees_with_the_loader_on_generated_files(
     path.write_bytes(_file(_bodies(specs, storage), storage))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
-            "cassette_format.replay_index.ReplayKeys",
+            "cassette_format.read.replay_index.ReplayKeys",
             functools.partial(ReplayKeys, tag_bits=tag_bits),
         )
         assert_agrees(path)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from cassette_format.errors import CassetteError
-from cassette_format.read.parse import load_cassette
+from cassette_format.read.replay_index import read_replay_index
 from cassette_format.records import RequestStorage
 from cassette_format.result_edge import or_raise
 from cassette_format.write.header import create_header, iso_timestamp
@@ -239,7 +239,8 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     if config.duplicate_policy not in {"reject", "sequence"}:
         raise _invalid('duplicatePolicy must be "reject" or "sequence"')
     path = expand_path(file)
-    cassette = or_raise(replayable(load_cassette(path), path), identity)
+    # One verifying pass keeps an index; each outcome is read when its call is delivered.
+    index = or_raise(replayable(or_raise(read_replay_index(path), identity), path), identity)
     speed = config.speed
     if (
         isinstance(speed, bool)
@@ -249,10 +250,10 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     ):
         raise _invalid("speed must be a finite number greater than or equal to 0.001")
     if config.timing == "recorded":
-        or_raise(check_recorded_delays(cassette.interactions, 1.0 / float(speed)), identity)
+        or_raise(check_recorded_delays(index, 1.0 / float(speed)), identity)
     matcher = value_or_raise(
         InteractionMatcher.build(
-            cassette,
+            index,
             duplicate_policy=config.duplicate_policy,
             allow_redacted_replay=config.allow_redacted_replay,
             strict_subtrees=config.strict_subtrees,
@@ -260,7 +261,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     )
     provider = ReplayProvider(
         name=name,
-        cassette=cassette,
+        header=index.header,
         matcher=matcher,
         timing=config.timing,
         sessions=MODEL_SESSIONS,

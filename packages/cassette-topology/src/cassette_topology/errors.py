@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from cassette_format.errors import CassetteFormatError
+
     from cassette_topology.diagnostics import MismatchDiagnostic
 
 #: A live call has no recorded interaction left to consume (ERR-1).
@@ -26,6 +28,8 @@ class TopologyError:
     message: str
     diagnostic: MismatchDiagnostic | None = field(default=None, compare=False)
     canonical_code: str | None = None
+    #: A line the lazy reader delivered no longer verifies: the loader's error (CASSETTE_FORMAT).
+    format_error: CassetteFormatError | None = field(default=None, compare=False)
 
     def to_exception(self) -> Exception:
         """The exception a Python caller expects for this failure, carrying the same code."""

@@ -52,7 +52,12 @@ class CassetteAmbiguityError(CassetteError):
 
 
 def exception_for(error: TopologyError) -> Exception:
-    """The exception for a topology failure; non-canonical input is a TypeError (ERR-3)."""
+    """The exception for a topology failure; non-canonical input is a TypeError (ERR-3).
+
+    A lazily read line that no longer verifies raises the loader's own CassetteFormatError.
+    """
+    if error.format_error is not None:
+        return error.format_error
     if error.code == CASSETTE_MISMATCH:
         return CassetteMismatchError(error.message, diagnostic=error.diagnostic)
     if error.code == CASSETTE_AMBIGUOUS:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from cassette_format import CassetteFile, ambiguous_groups
-from cassette_format.records import CassetteInteraction, ResultOutcome
-from cassette_format.records.identity import GroupKey
+from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteFormatError
+from cassette_format.records.cassette_file import CassetteFile
+from cassette_format.records.identity import CallGroup, CallIdentity, GroupKey
+from cassette_format.records.model import CassetteInteraction
 from returns.result import Failure, Result, Success
 
 from cassette_topology.diagnostics import (
@@ -16,7 +18,7 @@ from cassette_topology.diagnostics import (
     DiagnosticRequest,
     MatchDiagnostic,
     MismatchDiagnostic,
-    build_mismatch,
+    decide_reason,
     mismatch_message,
 )
 from cassette_topology.errors import (
@@ -27,7 +29,7 @@ from cassette_topology.errors import (
 )
 from cassette_topology.live import LiveCall
 from cassette_topology.metadata import request_metadata, stored_request_metadata
-from cassette_topology.subtrees import CallTree
+from cassette_topology.recorded import MemoryCalls, RecordedCall, RecordedCalls
 from cassette_topology.tracker import TopologySnapshot, TopologyTracker
 
 DuplicatePolicy = Literal["reject", "sequence"]
@@ -45,25 +47,6 @@ class MatcherState:
     covered: frozenset[str] = frozenset()
 
 
-class _Group:
-    """One duplicate group's occurrences, in order, and how many have been replayed."""
-
-    __slots__ = ("members", "position")
-
-    def __init__(self, members: tuple[CassetteInteraction, ...]) -> None:
-        self.members = members
-        self.position = 0
-
-    def head(self) -> CassetteInteraction | None:
-        """The next occurrence to replay, if any is left."""
-        return self.members[self.position] if self.position < len(self.members) else None
-
-
-def _has_redacted_result(interaction: CassetteInteraction) -> bool:
-    outcome = interaction.outcome
-    return isinstance(outcome, ResultOutcome) and outcome.redactions > 0
-
-
 def _invalid_options(
     duplicate_policy: object, allow_redacted_replay: object, strict_subtrees: object
 ) -> TopologyError | None:
@@ -74,6 +57,21 @@ def _invalid_options(
     if not isinstance(strict_subtrees, bool):
         return TopologyError(INVALID_CONFIG, "strictSubtrees must be a boolean")
     return None
+
+
+class _Recorded:
+    """A recorded call's position and identity, for DIAG-2's decision (mismatches only)."""
+
+    __slots__ = ("identity", "position")
+
+    def __init__(self, position: int, identity: CallIdentity) -> None:
+        self.position = position
+        self.identity = identity
+
+
+def _format_failure(problem: CassetteFormatError) -> TopologyError:
+    """A delivered line that no longer verifies: the loader's error, carried as it is."""
+    return TopologyError(CASSETTE_FORMAT_CODE, problem.message, format_error=problem)
 
 
 class InteractionMatcher:
@@ -87,53 +85,59 @@ class InteractionMatcher:
     call made is never asked for again: unless `strict_subtrees`, every interaction recorded
     beneath a consumed call key is *covered* and counts as consumed for `assert_consumed`.
     Covering changes no lookup: a live call under a covered key still needs its exact group.
+
+    The recorded calls are indexed by position (`RecordedCalls`): loaded interactions, or
+    cassette-format's lazy reader, whose matched interaction is read and decoded only when
+    `match` delivers it. State is kept in flat arrays, so building is one linear pass.
     """
 
     __slots__ = (
         "_beneath",
         "_by_sequence",
+        "_calls",
+        "_consumed",
         "_consumed_count",
         "_covered_count",
-        "_groups",
-        "_physical",
-        "_slots",
+        "_cursor",
+        "_first_child",
+        "_next_sibling",
         "_strict_subtrees",
         "_tracker",
-        "_tree",
     )
 
     def __init__(
-        self, physical: Sequence[CassetteInteraction], *, strict_subtrees: bool = False
+        self,
+        physical: Sequence[CassetteInteraction] | RecordedCalls,
+        *,
+        strict_subtrees: bool = False,
     ) -> None:
         """Index interactions as given (file order); use `build` to validate a cassette first."""
-        self._physical: tuple[CassetteInteraction, ...] = tuple(physical)
-        self._by_sequence = tuple(sorted(self._physical, key=lambda item: item.sequence))
-        groups: dict[GroupKey, list[CassetteInteraction]] = {}
-        for item in self._by_sequence:
-            groups.setdefault(item.group_key, []).append(item)
-        # One dict probe per match: the group holds its own replay cursor, and an
-        # interaction is consumed exactly when its index is below that cursor.
-        self._groups: dict[GroupKey, _Group] = {
-            key: _Group(tuple(sorted(members, key=lambda item: item.occurrence)))
-            for key, members in groups.items()
-        }
-        self._slots: dict[str, tuple[_Group, int]] = {
-            member.call_key: (group, index)
-            for group in self._groups.values()
-            for index, member in enumerate(group.members)
-        }
+        calls = MemoryCalls(physical) if isinstance(physical, Sequence) else physical
+        size = len(calls)
+        self._calls = calls
+        self._consumed = bytearray(size)
+        # Beneath some consumed call, closed under descent; covered = beneath and not consumed.
+        self._beneath = bytearray(size)
+        # Per group (at its first member): 0 = that member is next, k + 1 = member k, -1 = done.
+        self._cursor = array("q", bytes(8 * size))
+        first_child = array("q", [-1]) * size
+        next_sibling = array("q", [-1]) * size
+        for position in range(size - 1, -1, -1):  # children end up in file order
+            parent = calls.parent_position(position)
+            if parent >= 0:
+                next_sibling[position] = first_child[parent]
+                first_child[parent] = position
+        self._first_child, self._next_sibling = first_child, next_sibling
+        self._by_sequence: array[int] | None = None  # built by the first mismatch
         self._consumed_count = 0
+        self._covered_count = 0
         self._tracker = TopologyTracker()
         self._strict_subtrees = strict_subtrees
-        self._tree = CallTree.of(self._physical)
-        # Keys beneath some consumed call, closed under descent; covered = these minus consumed.
-        self._beneath: set[str] = set()
-        self._covered_count = 0
 
     @classmethod
     def build(
         cls,
-        cassette: CassetteFile,
+        cassette: CassetteFile | RecordedCalls,
         *,
         duplicate_policy: object = "reject",
         allow_redacted_replay: object = False,
@@ -142,7 +146,8 @@ class InteractionMatcher:
         """Validate options, duplicates and redactions, then index the cassette (MATCH-1).
 
         Args:
-            cassette: a verified cassette (`cassette_format.CassetteFile`).
+            cassette: a verified cassette (`cassette_format.CassetteFile`), or the recorded
+                calls of one (`cassette_format.replay_index.ReplayIndex`, read lazily).
             duplicate_policy: "reject" refuses groups of duplicates with different outcomes;
                 "sequence" replays them in occurrence order. Anything else is INVALID_CONFIG.
             allow_redacted_replay: whether a result stored with redactions may be replayed;
@@ -154,9 +159,11 @@ class InteractionMatcher:
         invalid = _invalid_options(duplicate_policy, allow_redacted_replay, strict_subtrees)
         if invalid is not None:
             return Failure(invalid)
-        physical = tuple(cassette.interactions)
+        calls = (
+            MemoryCalls(cassette.interactions) if isinstance(cassette, CassetteFile) else cassette
+        )
         if duplicate_policy == "reject":
-            ambiguous = len(ambiguous_groups(cassette))
+            ambiguous = calls.ambiguous_groups
             if ambiguous > 0:
                 return Failure(
                     TopologyError(
@@ -167,16 +174,16 @@ class InteractionMatcher:
                     )
                 )
         if not allow_redacted_replay:
-            redacted = next((item for item in physical if _has_redacted_result(item)), None)
-            if redacted is not None:
+            redacted = calls.first_redacted
+            if redacted >= 0:
                 return Failure(
                     TopologyError(
                         CASSETTE_MISMATCH,
-                        f'interaction "{redacted.call_key}" contains a redacted result; '
+                        f'interaction "{calls.call_key(redacted)}" contains a redacted result; '
                         "set allowRedactedReplay only if substituted output is acceptable",
                     )
                 )
-        return Success(cls(physical, strict_subtrees=strict_subtrees is True))
+        return Success(cls(calls, strict_subtrees=strict_subtrees is True))
 
     def match(self, call: LiveCall) -> Result[CassetteInteraction, TopologyError]:
         """Consume the next recorded occurrence of this call's exact group (MATCH-2).
@@ -184,44 +191,73 @@ class InteractionMatcher:
         `call` carries the live parent, both fingerprints and the normalized request (build
         it with `cassette_topology.live_call`). On failure nothing changes and a mismatch
         error carries the DIAG-2 diagnostic, so retrying a corrected call is safe. Errors:
-        CASSETTE_AMBIGUOUS (second root, foreign subagent parent), CASSETTE_MISMATCH.
+        CASSETTE_AMBIGUOUS (second root, foreign subagent parent), CASSETTE_MISMATCH, and
+        CASSETTE_FORMAT when a lazily read line no longer verifies (`format_error`).
         """
         return self._tracker.peek_parent_key(call.parent).bind(
             lambda parent_key: self._consume(parent_key, call)
         )
 
-    def _head(self, key: GroupKey) -> CassetteInteraction | None:
-        group = self._groups.get(key)
-        return None if group is None else group.head()
+    def _head(self, key: GroupKey) -> tuple[int, int]:
+        """The group's first member and the member to replay next (-1 when none is left)."""
+        first = self._calls.find_group(key)
+        if first < 0:
+            return first, first
+        cursor = self._cursor[first]
+        return first, first if cursor == 0 else cursor - 1
 
     def _consume(
         self, parent_key: str, call: LiveCall
     ) -> Result[CassetteInteraction, TopologyError]:
         # The plain triple (GroupKey): equal to the CallGroup, with no constructor per match.
-        group = self._groups.get(
+        first, head = self._head(
             (parent_key, call.parent_context_fingerprint, call.request_fingerprint)
         )
-        head = None if group is None else group.head()
-        if group is None or head is None:
+        if head < 0:
             return self._mismatch(parent_key, call).bind(_mismatch_failure)
-        # Commit root and the group's cursor; the tracker already resolved this parent.
-        self._tracker.remember_parent(call.parent, parent_key)
-        group.position += 1
-        self._consumed_count += 1
-        self._cover_beneath(head.call_key)
-        return Success(head)
+        return (
+            self._calls.interaction(head)
+            .alt(_format_failure)
+            .map(lambda delivered: self._commit(call, parent_key, first, head, delivered))
+        )
 
-    def _cover_beneath(self, delivered: str) -> None:
+    def _commit(
+        self,
+        call: LiveCall,
+        parent_key: str,
+        first: int,
+        head: int,
+        delivered: CassetteInteraction,
+    ) -> CassetteInteraction:
+        """Commit root, the group's cursor and the subtree; plain assignments only."""
+        self._tracker.remember_parent(call.parent, parent_key)
+        following = self._calls.next_in_group(head)
+        self._cursor[first] = following + 1 if following >= 0 else -1
+        self._consumed[head] = 1
+        self._consumed_count += 1
+        self._cover_beneath(head)
+        return delivered
+
+    def _cover_beneath(self, delivered: int) -> None:
         """Cover the subtree of a call whose recorded result replay now delivers."""
-        if delivered in self._beneath:
+        beneath = self._beneath
+        if beneath[delivered]:
             self._covered_count -= 1  # it was covered; a live call consumed it after all
             return  # and its subtree is already beneath, as the set is closed under descent
-        if self._strict_subtrees or delivered not in self._tree.children:
+        first_child, next_sibling = self._first_child, self._next_sibling
+        if self._strict_subtrees or first_child[delivered] < 0:
             return  # the common case, a leaf: no walk at all
-        for key in self._tree.beneath(delivered, self._beneath):
-            self._beneath.add(key)
-            if not self.is_consumed(key):
-                self._covered_count += 1
+        consumed = self._consumed
+        pending = [delivered]
+        while pending:  # iterative, and a hand-made cycle of parent keys ends
+            child = first_child[pending.pop()]
+            while child >= 0:
+                if child != delivered and not beneath[child]:
+                    beneath[child] = 1
+                    if not consumed[child]:
+                        self._covered_count += 1
+                    pending.append(child)
+                child = next_sibling[child]
 
     def diagnose(
         self, call: LiveCall
@@ -234,11 +270,13 @@ class InteractionMatcher:
     def _diagnose_under(
         self, parent_key: str, call: LiveCall
     ) -> Result[MatchDiagnostic | MismatchDiagnostic, TopologyError]:
-        head = self._head(call.group_under(parent_key))
-        if head is None:
+        _, head = self._head(call.group_under(parent_key))
+        if head < 0:
             return self._mismatch(parent_key, call)
-        return self._actual(parent_key, call).map(
-            lambda actual: MatchDiagnostic(actual, self._candidate(head))
+        return self._actual(parent_key, call).bind(
+            lambda actual: self._candidate(head).map(
+                lambda candidate: MatchDiagnostic(actual, candidate)
+            )
         )
 
     def _actual(self, parent_key: str, call: LiveCall) -> Result[DiagnosticRequest, TopologyError]:
@@ -250,18 +288,48 @@ class InteractionMatcher:
         self, parent_key: str, call: LiveCall
     ) -> Result[MismatchDiagnostic, TopologyError]:
         # Built only after a lookup failed, so the matching hot path never pays for it.
-        return self._actual(parent_key, call).map(
-            lambda actual: build_mismatch(actual, self._by_sequence, self._candidate)
-        )
+        return self._actual(parent_key, call).bind(self._mismatch_of)
 
-    def _candidate(self, item: CassetteInteraction) -> DiagnosticCandidate:
-        return DiagnosticCandidate(
-            sequence=item.sequence,
-            call_key=item.call_key,
-            identity=item.identity,
-            request_metadata=stored_request_metadata(item.request),
-            consumed=self.is_consumed(item.call_key),
-            covered=self.is_covered(item.call_key),
+    def _mismatch_of(self, actual: DiagnosticRequest) -> Result[MismatchDiagnostic, TopologyError]:
+        """DIAG-2's reason and candidates; a candidate's metadata is read when it is shown."""
+        calls = self._calls
+        recorded = [
+            _Recorded(at, CallIdentity(CallGroup._make(calls.group(at)), calls.occurrence(at)))
+            for at in self._sequence_order()
+        ]
+        reason, chosen = decide_reason(actual.group, recorded)
+        candidates: list[DiagnosticCandidate] = []
+        for item in chosen:
+            match self._candidate(item.position):
+                case Success(candidate):
+                    candidates.append(candidate)
+                case Failure(problem):
+                    return Failure(problem)
+        return Success(MismatchDiagnostic(reason, actual, tuple(candidates)))
+
+    def _sequence_order(self) -> array[int]:
+        """Positions in sequence order (ties in file order), sorted once."""
+        if self._by_sequence is None:
+            sequence = self._calls.sequence
+            self._by_sequence = array("q", sorted(range(len(self._calls)), key=sequence))
+        return self._by_sequence
+
+    def _candidate(self, position: int) -> Result[DiagnosticCandidate, TopologyError]:
+        consumed = bool(self._consumed[position])
+        covered = bool(self._beneath[position]) and not consumed
+        return (
+            self._calls.interaction(position)
+            .alt(_format_failure)
+            .map(
+                lambda item: DiagnosticCandidate(
+                    sequence=item.sequence,
+                    call_key=item.call_key,
+                    identity=item.identity,
+                    request_metadata=stored_request_metadata(item.request),
+                    consumed=consumed,
+                    covered=covered,
+                )
+            )
         )
 
     def assert_consumed(self) -> Result[None, TopologyError]:
@@ -270,35 +338,45 @@ class InteractionMatcher:
         Covered interactions (beneath a delivered call) count as consumed unless the matcher
         is strict about subtrees; the message keeps the reference's wording either way.
         """
-        remaining = [
-            item.call_key
-            for item in self._physical
-            if not self.is_consumed(item.call_key) and not self.is_covered(item.call_key)
-        ]
+        remaining = self.remaining_count
         if not remaining:
             return Success(None)
-        sample = ", ".join(remaining[:_UNCONSUMED_SAMPLE])
+        consumed, beneath = self._consumed, self._beneath
+        sample: list[str] = []
+        for position in range(len(consumed)):
+            if not consumed[position] and not beneath[position]:
+                sample.append(self._calls.call_key(position))
+                if len(sample) == _UNCONSUMED_SAMPLE:
+                    break
         return Failure(
             TopologyError(
                 CASSETTE_MISMATCH,
-                f"{len(remaining)} cassette interaction(s) were not consumed: {sample}",
+                f"{remaining} cassette interaction(s) were not consumed: {', '.join(sample)}",
             )
         )
 
     def is_consumed(self, call_key: str) -> bool:
         """Whether the interaction with this call key has been replayed by a live call."""
-        slot = self._slots.get(call_key)
-        return slot is not None and slot[1] < slot[0].position
+        position = self._calls.find_call(call_key)
+        return position >= 0 and bool(self._consumed[position])
 
     def is_covered(self, call_key: str) -> bool:
         """Whether this interaction lies beneath a delivered call and no live call consumed it."""
-        return call_key in self._beneath and not self.is_consumed(call_key)
+        position = self._calls.find_call(call_key)
+        return position >= 0 and bool(self._beneath[position]) and not self._consumed[position]
 
-    def covered(self) -> tuple[CassetteInteraction, ...]:
-        """The covered interactions, in physical order."""
+    def covered(self) -> tuple[RecordedCall, ...]:
+        """The covered interactions, in physical order (keys and label, nothing read)."""
         if not self._covered_count:
             return ()
-        return tuple(item for item in self._physical if self.is_covered(item.call_key))
+        calls, consumed = self._calls, self._consumed
+        return tuple(
+            RecordedCall(
+                calls.sequence(at), calls.call_key(at), calls.parent_key(at), calls.label(at)
+            )
+            for at, below in enumerate(self._beneath)
+            if below and not consumed[at]
+        )
 
     @property
     def consumed_count(self) -> int:
@@ -313,19 +391,27 @@ class InteractionMatcher:
     @property
     def remaining_count(self) -> int:
         """How many interactions are neither replayed nor covered."""
-        return len(self._physical) - self._consumed_count - self._covered_count
+        return len(self._consumed) - self._consumed_count - self._covered_count
 
     def state(self) -> MatcherState:
         """A frozen copy of everything `match` may change."""
+        calls, consumed, beneath = self._calls, self._consumed, self._beneath
+        heads: list[tuple[GroupKey, int]] = []
+        for position in range(len(consumed)):
+            group = calls.group(position)
+            if calls.find_group(group) != position:
+                continue  # not its group's first member
+            replayed, member = 0, position
+            while member >= 0 and consumed[member]:
+                replayed, member = replayed + 1, calls.next_in_group(member)
+            heads.append((group, replayed))
         return MatcherState(
             topology=self._tracker.snapshot(),
-            group_heads=tuple(sorted((key, group.position) for key, group in self._groups.items())),
-            consumed=frozenset(
-                member.call_key
-                for group in self._groups.values()
-                for member in group.members[: group.position]
+            group_heads=tuple(sorted(heads)),
+            consumed=frozenset(calls.call_key(at) for at, done in enumerate(consumed) if done),
+            covered=frozenset(
+                calls.call_key(at) for at, below in enumerate(beneath) if below and not consumed[at]
             ),
-            covered=frozenset(key for key in self._beneath if not self.is_consumed(key)),
         )
 
 

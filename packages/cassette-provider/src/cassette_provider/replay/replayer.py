@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Final, Literal, cast
+from typing import Final, Literal, TypeVar, cast
 
 from cassette_format.errors import CassetteError
 from cassette_format.records import (
+    CassetteHeader,
     CassetteInteraction,
     RecordedError,
     ResultErrorOutcome,
     ResultOutcome,
     StartErrorOutcome,
 )
-from cassette_format.records.cassette_file import CassetteFile
 from cassette_format.result_edge import or_raise
-from cassette_topology import InteractionMatcher, live_call, stored_request_metadata
+from cassette_topology import InteractionMatcher, live_call
 from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity
 from returns.result import Failure, Result, Success
@@ -46,19 +47,20 @@ __all__ = [
 ]
 
 Timing = Literal["instant", "recorded"]
+Recorded = TypeVar("Recorded", bound=Sized)
 
 #: A cassette that verifies but holds no interaction: nothing to replay (issue 12).
 CASSETTE_EMPTY: Final = "CASSETTE_EMPTY"
 
 
-def replayable(cassette: CassetteFile, path: str) -> Result[CassetteFile, CassetteError]:
+def replayable(cassette: Recorded, path: str) -> Result[Recorded, CassetteError]:
     """The cassette if it holds an interaction; a header-only file is refused (CASSETTE_EMPTY).
 
     A header and no calls is what a recording that made no subagent calls, or one stopped
     before its first call ended, leaves behind; replaying it would only fail later with a
     misleading `parent-not-found`.
     """
-    if cassette.interactions:
+    if len(cassette):
         return Success(cassette)
     return Failure(
         CassetteError(
@@ -99,14 +101,14 @@ class ReplayProvider(ProviderIdentity):
         self,
         *,
         name: str,
-        cassette: CassetteFile,
+        header: CassetteHeader,
         matcher: InteractionMatcher,
         timing: Timing = "instant",
         sessions: SessionBridge,
         speed: float = 1.0,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        facts = cassette.header.provider
+        facts = header.provider
         self._sessions = sessions
         self._name = name
         self._capabilities = facts.capabilities
@@ -124,8 +126,7 @@ class ReplayProvider(ProviderIdentity):
         """Consumed, covered and remaining interactions so far (metadata only)."""
         matcher = self._matcher
         covered = tuple(
-            CoveredCall(item.call_key, item.parent_key, stored_request_metadata(item.request).label)
-            for item in matcher.covered()
+            CoveredCall(item.call_key, item.parent_key, item.label) for item in matcher.covered()
         )
         return ReplayTally(matcher.consumed_count, covered, matcher.remaining_count)
 

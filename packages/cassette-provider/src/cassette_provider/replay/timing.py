@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterable
-from typing import Final
+from typing import Final, Protocol
 
 from cassette_format.errors import CassetteError
-from cassette_format.records import CassetteInteraction
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortSignal
@@ -50,17 +48,33 @@ def scaled(ms: float, scale: float) -> float:
     return value
 
 
-def check_recorded_delays(
-    interactions: Iterable[CassetteInteraction], scale: float
-) -> Result[None, CassetteError]:
+class RecordedDelays(Protocol):
+    """What the delay check reads of a cassette's index (`ReplayIndex`): no outcome."""
+
+    def __len__(self) -> int: ...
+
+    def longest_delay(self, position: int) -> float:
+        """The longer of the recorded start latency and duration, in ms."""
+        ...
+
+    def call_key(self, position: int) -> str:
+        """The interaction's call key."""
+        ...
+
+    def sequence(self, position: int) -> int:
+        """The interaction's sequence."""
+        ...
+
+
+def check_recorded_delays(recorded: RecordedDelays, scale: float) -> Result[None, CassetteError]:
     """Refuse a cassette whose recorded timing, scaled, would wait past MAX_REPLAY_DELAY_MS."""
-    for interaction in interactions:
-        timing = interaction.timing
-        longest = max(timing.start_latency_ms, timing.duration_ms) * scale
+    for position in range(len(recorded)):
+        longest = recorded.longest_delay(position) * scale
         if not math.isfinite(longest) or longest > MAX_REPLAY_DELAY_MS:
+            call_key, sequence = recorded.call_key(position), recorded.sequence(position)
             return Failure(
                 CassetteError(
-                    f'interaction "{interaction.call_key}" (sequence {interaction.sequence}) '
+                    f'interaction "{call_key}" (sequence {sequence}) '
                     f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
                     'after speed scaling; replay it with timing "instant" or a higher speed',
                     INVALID_CONFIG,

@@ -23,21 +23,21 @@ from typing import IO, TYPE_CHECKING, Final
 from cassette_canonical import is_digest
 from returns.result import Failure, Result, Success
 
-from cassette_format._chain import ChainState
-from cassette_format._lines import LineOrProblem, numbered_lines, strip_newline
-from cassette_format._open import open_regular
-from cassette_format._replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
-from cassette_format._reread import LineReader
-from cassette_format._run import run_lines
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.chain import ChainState
+from cassette_format.read.lines import LineOrProblem, numbered_lines, strip_newline
+from cassette_format.read.open import open_regular
+from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
+from cassette_format.read.reread import LineReader
+from cassette_format.read.run import run_lines
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from cassette_canonical import JsonValue
 
-    from cassette_format.identity import GroupKey
-    from cassette_format.records import CassetteHeader, CassetteInteraction
+    from cassette_format.records.identity import GroupKey
+    from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
 __all__ = ["ReplayIndex", "read_replay_index"]
 

@@ -6,8 +6,8 @@ interaction's facts that replay matches on, exactly: call keys, parent keys and 
 contexts interned in `KeyTable`s, request fingerprints as their 32 digest bytes, sequence,
 occurrence, label, the line's place (offset, length) and hash, and the longest recorded
 delay, in parallel arrays indexed by position in the file. Groups are found through an
-`OffsetTable` of their first-seen member, confirmed against those arrays, so duplicate
-checks need no line read back. A group that repeats reads its first member's line once
+open-addressing table of their first-seen member, confirmed against those arrays, so
+duplicate checks need no line read back. A group that repeats reads its first member's line once
 to compare outcome digests (FMT-19): no other outcome is kept or decoded.
 """
 
@@ -18,26 +18,20 @@ from array import array
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Final
 
-from cassette_format._key_table import KeyTable
-from cassette_format._line_keys import (
-    DUPLICATE_CALL_KEY,
-    DUPLICATE_OCCURRENCE,
-    outcome_text,
-    safe_int,
-)
-from cassette_format._offset_table import OffsetTable
+from cassette_format.read.key_table import KeyTable
+from cassette_format.read.line_keys import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE, safe_int
+from cassette_format.read.outcome_text import outcome_text
 
 if TYPE_CHECKING:
-    from cassette_format._record_line import ParsedLine
-    from cassette_format._reread import LineReader
+    from cassette_format.read.record_line import ParsedLine
+    from cassette_format.read.reread import LineReader
 
 __all__ = ["DIGEST_BYTES", "ReplayKeys", "digest_bytes", "digest_text"]
 
 #: A `sha256:<64 hex>` digest (FMT-10 validates the shape) as its raw bytes.
 DIGEST_BYTES: Final = 32
 _DIGEST_PREFIX: Final = "sha256:"
-#: Positions are stored as `OffsetTable` values: 33 bits leave 31 bits of hash tag.
-_POSITION_BITS: Final = 33
+_INITIAL_GROUP_SLOTS: Final = 1 << 6
 
 
 def digest_bytes(digest: str) -> bytes:
@@ -72,7 +66,9 @@ class ReplayKeys:
 
     __slots__ = (
         "_ambiguous",
-        "_groups",
+        "_group_hash_mask",
+        "_group_mask",
+        "_group_slots",
         "_outcomes",
         "_reader",
         "_repeats",
@@ -104,21 +100,23 @@ class ReplayKeys:
         self._reader = reader
         self.length = 0  # of the line about to be added (set by the reader's line loop)
         self.offsets = array("Q")
-        self.lengths = array("L")
+        self.lengths = array("I")
         self.sequences = array("q")
         self.occurrences = array("q")
         self.delays = array("d")
         self.calls = KeyTable(tag_bits)  # id == position: call keys are unique (FMT-16)
         self.parents = KeyTable(tag_bits)
-        self.parent_ids = array("l")
+        self.parent_ids = array("i")
         self.contexts = KeyTable(tag_bits)
-        self.context_ids = array("l")
+        self.context_ids = array("i")
         self.labels = KeyTable(tag_bits)
-        self.label_ids = array("l")
+        self.label_ids = array("i")
         self.requests = bytearray()  # DIGEST_BYTES per interaction
         self.hashes = bytearray()  # DIGEST_BYTES per interaction: the line's own hash
         self.first_redacted = -1
-        self._groups = OffsetTable(_POSITION_BITS, tag_bits)
+        self._group_slots = array("i", bytes(4 * _INITIAL_GROUP_SLOTS))  # first seen + 1
+        self._group_mask = _INITIAL_GROUP_SLOTS - 1
+        self._group_hash_mask = -1 if tag_bits is None else (1 << tag_bits) - 1
         self._starts = bytearray()  # 1 where a group was first seen
         self._repeats: dict[int, dict[int, int]] = {}  # first seen -> occurrence -> position
         self._outcomes: dict[int, bytes] = {}  # first seen -> its outcome's digest
@@ -128,31 +126,57 @@ class ReplayKeys:
         self.parent_calls = array("l")  # parent id -> position of that call, or -1
         self.ambiguous: int | None = None
 
-    def find_group(self, parent_id: int, context_id: int, request: bytes) -> int:
-        """The first-seen member of the exact group, or -1."""
+    def _group_slot(self, parent_id: int, context_id: int, request: bytes) -> int:
+        """The slot of the exact group's first-seen member, or the empty slot for it."""
+        slots, mask = self._group_slots, self._group_mask
         parents, contexts, requests = self.parent_ids, self.context_ids, self.requests
-        for at in self._groups.candidates(hash((parent_id, context_id, request))):
-            start = at * DIGEST_BYTES
+        index = hash((parent_id, context_id, request)) & self._group_hash_mask & mask
+        while True:
+            found = slots[index] - 1
+            if found < 0:
+                return index
+            start = found * DIGEST_BYTES
             if (
-                parents[at] == parent_id
-                and contexts[at] == context_id
+                parents[found] == parent_id
+                and contexts[found] == context_id
                 and requests[start : start + DIGEST_BYTES] == request
             ):
-                return at
-        return -1
+                return index
+            index = (index + 1) & mask
+
+    def find_group(self, parent_id: int, context_id: int, request: bytes) -> int:
+        """The first-seen member of the exact group, or -1."""
+        return self._group_slots[self._group_slot(parent_id, context_id, request)] - 1
+
+    def _grow_groups(self) -> None:
+        """Double the group table, placing each first-seen member again."""
+        size = 2 * len(self._group_slots)
+        slots = array("i", bytes(4 * size))
+        mask, narrowed = size - 1, self._group_hash_mask
+        parents, contexts, requests = self.parent_ids, self.context_ids, self.requests
+        for found in self._group_slots:
+            if not found:
+                continue
+            start = (found - 1) * DIGEST_BYTES
+            request = bytes(requests[start : start + DIGEST_BYTES])
+            index = hash((parents[found - 1], contexts[found - 1], request)) & narrowed & mask
+            while slots[index]:
+                index = (index + 1) & mask
+            slots[index] = found
+        self._group_slots, self._group_mask = slots, mask
 
     def add(self, parsed: ParsedLine, offset: int) -> int | None:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
         record: Any = parsed.value
-        call_key: str = record["callKey"]
-        if self.calls.find(call_key) >= 0:
-            return DUPLICATE_CALL_KEY
         position = len(self.offsets)
+        if self.calls.add(record["callKey"]) != position:
+            return DUPLICATE_CALL_KEY
         occurrence = safe_int(record["occurrence"])
         parent_id = self.parents.add(record["parentKey"])
         context_id = self.contexts.add(record["parentContextFingerprint"])
         request = digest_bytes(record["requestFingerprint"])
-        first = self.find_group(parent_id, context_id, request)
+        slot = self._group_slot(parent_id, context_id, request)
+        first = self._group_slots[slot] - 1
         if first >= 0:
             members = self._repeats.get(first)
             if members is None:
@@ -161,9 +185,6 @@ class ReplayKeys:
                 return DUPLICATE_OCCURRENCE
             members[occurrence] = position
             self._compare_outcome(first, parsed)
-        else:
-            self._groups.insert(hash((parent_id, context_id, request)), position, _never_same)
-        self.calls.add(call_key)
         self.offsets.append(offset)
         self.lengths.append(self.length)
         self.sequences.append(safe_int(record["sequence"]))
@@ -172,11 +193,16 @@ class ReplayKeys:
         self.delays.append(max(timing["startLatencyMs"], timing["durationMs"]))
         self.parent_ids.append(parent_id)
         self.context_ids.append(context_id)
-        label = _label(record["request"])
+        request_view = record["request"]
+        label = _label(request_view)
         self.label_ids.append(-1 if label is None else self.labels.add(label))
         self.requests += request
         self.hashes += digest_bytes(record["hash"])
         self._starts.append(first < 0)
+        if first < 0:
+            self._group_slots[slot] = position + 1
+            if 3 * (position + 1) > 2 * len(self._group_slots):
+                self._grow_groups()
         if self.first_redacted < 0 and _redacted(record["outcome"]):
             self.first_redacted = position
         return None

@@ -1,0 +1,101 @@
+"""Distinct strings kept end to end in one bytearray, found through an open-addressing table.
+
+The replay index (`replay_index`) holds 100,000 call keys and parent keys; as `str` objects
+in a dict they cost about 150 bytes each, here their UTF-8 bytes plus about 30 (an end
+offset, the string's hash and a table slot). Ids are dense, in insertion order, so callers
+keep per-key facts in parallel arrays. A slot hit is confirmed by the stored hash and then
+the bytes, so answers are exact whatever the hash (tests narrow it to force collisions).
+Lone surrogates (JSON allows them) round-trip through `surrogatepass`.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+__all__ = ["KeyTable"]
+
+_INITIAL_SLOTS = 1 << 6
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+class KeyTable:
+    """Interned strings by dense id: `add` (find or append), `find`, `text`."""
+
+    __slots__ = ("_blob", "_ends", "_hash_mask", "_hashes", "_last", "_mask", "_slots")
+
+    def __init__(self, tag_bits: int | None = None) -> None:
+        """`tag_bits` keeps only that many bits of each hash (tests force collisions)."""
+        self._blob = bytearray()
+        self._ends = array("Q")
+        self._hashes = array("q")
+        self._slots = array("i", bytes(4 * _INITIAL_SLOTS))  # id + 1; 0 is empty
+        self._mask = _INITIAL_SLOTS - 1
+        self._hash_mask = -1 if tag_bits is None else (1 << tag_bits) - 1
+        self._last: tuple[str, int] = ("", -1)  # runs of one parent or context are common
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def _bytes(self, key_id: int) -> bytes:
+        start = self._ends[key_id - 1] if key_id else 0
+        return bytes(self._blob[start : self._ends[key_id]])
+
+    def text(self, key_id: int) -> str:
+        """The string stored under `key_id`."""
+        return self._bytes(key_id).decode("utf-8", "surrogatepass")
+
+    def _probe(self, text: str, key_hash: int) -> int:
+        """The slot holding `text`, or the empty slot where it would go."""
+        slots, hashes, mask = self._slots, self._hashes, self._mask
+        index = key_hash & mask
+        while True:
+            found = slots[index]
+            if not found or (
+                hashes[found - 1] == key_hash and self._bytes(found - 1) == _encoded(text)
+            ):
+                return index
+            index = (index + 1) & mask
+
+    def find(self, text: str) -> int:
+        """The id of `text`, or -1 when it was never added."""
+        last_text, last_id = self._last
+        if text == last_text and last_id >= 0:
+            return last_id
+        found = self._slots[self._probe(text, hash(text) & self._hash_mask)] - 1
+        if found >= 0:
+            self._last = (text, found)
+        return found
+
+    def add(self, text: str) -> int:
+        """The id of `text`, appending it first when it is new."""
+        last_text, last_id = self._last
+        if text == last_text and last_id >= 0:
+            return last_id
+        key_hash = hash(text) & self._hash_mask
+        index = self._probe(text, key_hash)
+        key_id = self._slots[index] - 1
+        if key_id < 0:
+            key_id = len(self._ends)
+            self._blob += _encoded(text)
+            self._ends.append(len(self._blob))
+            self._hashes.append(key_hash)
+            self._slots[index] = key_id + 1
+            if 3 * len(self._ends) > 2 * len(self._slots):
+                self._grow()
+        self._last = (text, key_id)
+        return key_id
+
+    def _grow(self) -> None:
+        """Double the table, placing every id again by its stored hash."""
+        size = 2 * len(self._slots)
+        slots = array("i", bytes(4 * size))
+        mask = size - 1
+        for key_id, key_hash in enumerate(self._hashes):
+            index = key_hash & mask
+            while slots[index]:
+                index = (index + 1) & mask
+            slots[index] = key_id + 1
+        self._slots, self._mask = slots, mask
