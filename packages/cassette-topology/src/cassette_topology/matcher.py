@@ -29,7 +29,7 @@ from cassette_topology.errors import (
 )
 from cassette_topology.live import LiveCall
 from cassette_topology.metadata import request_metadata, stored_request_metadata
-from cassette_topology.recorded import MemoryCalls, RecordedCall, RecordedCalls
+from cassette_topology.recorded import CoveredInteraction, MemoryCalls, RecordedCalls
 from cassette_topology.tracker import TopologySnapshot, TopologyTracker
 
 DuplicatePolicy = Literal["reject", "sequence"]
@@ -365,13 +365,13 @@ class InteractionMatcher:
         position = self._calls.find_call(call_key)
         return position >= 0 and bool(self._beneath[position]) and not self._consumed[position]
 
-    def covered(self) -> tuple[RecordedCall, ...]:
+    def covered(self) -> tuple[CoveredInteraction, ...]:
         """The covered interactions, in physical order (keys and label, nothing read)."""
         if not self._covered_count:
             return ()
         calls, consumed = self._calls, self._consumed
         return tuple(
-            RecordedCall(
+            CoveredInteraction(
                 calls.sequence(at), calls.call_key(at), calls.parent_key(at), calls.label(at)
             )
             for at, below in enumerate(self._beneath)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cassette_format.errors import CassetteFormatError
     from cassette_format.records.identity import GroupKey
 
-__all__ = ["MemoryCalls", "RecordedCall", "RecordedCalls"]
+__all__ = ["CoveredInteraction", "MemoryCalls", "RecordedCalls"]
 
 
 class RecordedCalls(Protocol):
@@ -88,8 +88,8 @@ class RecordedCalls(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class RecordedCall:
-    """A recorded call as tallies show it: keys, label and sequence, never its bodies."""
+class CoveredInteraction:
+    """A covered interaction as tallies show it: keys, label and sequence, never its bodies."""
 
     sequence: int
     call_key: str
