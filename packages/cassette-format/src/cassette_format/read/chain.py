@@ -38,10 +38,14 @@ class ChainState:
 
     `keys` remembers call keys and groups across lines (`_line_keys`): compact offsets
     into a seekable file for `verify`, exact in-memory keys otherwise (the default).
+    `count=False` leaves the FMT-21 summary counters alone (replay's pass needs none).
     """
 
-    def __init__(self, *, keep_records: bool, keys: LineKeys | None = None) -> None:
+    def __init__(
+        self, *, keep_records: bool, keys: LineKeys | None = None, count: bool = True
+    ) -> None:
         self.keep_records = keep_records
+        self._count = count
         self.header_record: Mapping[str, JsonValue] | None = None
         self._header: CassetteHeader | None = None
         self.interactions: list[CassetteInteraction] = []
@@ -55,10 +59,10 @@ class ChainState:
         The lazy reader (`replay_index`) verifies a line again when replay delivers it, with
         the loader's checks and messages; the records it decodes are kept.
         """
-        state = cls(keep_records=True)
+        state = cls(keep_records=True, count=False)
         state.header_record = header
-        state._storage = str(header["requestStorage"])
-        state._previous_hash = previous_hash
+        state.links.start(header)
+        state.links.previous_hash = previous_hash
         return state
 
     @property
@@ -134,7 +138,8 @@ class ChainState:
             if interaction is None:
                 return decoded.swap().value_or(None)
             self.interactions.append(interaction)
-        self.tally.count(record)
+        if self._count:
+            self.tally.count(record)
         return None
 
     def finish(self) -> CassetteFormatError | None:

@@ -15,6 +15,9 @@ from array import array
 __all__ = ["KeyTable"]
 
 _INITIAL_SLOTS = 1 << 6
+#: The first keys are also kept in a dict: labels and parent contexts are usually few, and
+#: a dict hit costs a tenth of a probe. Bounded, so unique keys still cost only their bytes.
+_FRONT_KEYS = 1024
 
 
 def _encoded(text: str) -> bytes:
@@ -24,7 +27,16 @@ def _encoded(text: str) -> bytes:
 class KeyTable:
     """Interned strings by dense id: `add` (find or append), `find`, `text`."""
 
-    __slots__ = ("_blob", "_ends", "_hash_mask", "_hashes", "_last", "_mask", "_slots")
+    __slots__ = (
+        "_blob",
+        "_ends",
+        "_front",
+        "_front_limit",
+        "_hash_mask",
+        "_hashes",
+        "_mask",
+        "_slots",
+    )
 
     def __init__(self, tag_bits: int | None = None) -> None:
         """`tag_bits` keeps only that many bits of each hash (tests force collisions)."""
@@ -34,7 +46,8 @@ class KeyTable:
         self._slots = array("i", bytes(4 * _INITIAL_SLOTS))  # id + 1; 0 is empty
         self._mask = _INITIAL_SLOTS - 1
         self._hash_mask = -1 if tag_bits is None else (1 << tag_bits) - 1
-        self._last: tuple[str, int] = ("", -1)  # runs of one parent or context are common
+        self._front: dict[str, int] = {}
+        self._front_limit = _FRONT_KEYS if tag_bits is None else 0  # narrowed: probe every key
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -61,31 +74,34 @@ class KeyTable:
 
     def find(self, text: str) -> int:
         """The id of `text`, or -1 when it was never added."""
-        last_text, last_id = self._last
-        if text == last_text and last_id >= 0:
-            return last_id
-        found = self._slots[self._probe(text, hash(text) & self._hash_mask)] - 1
-        if found >= 0:
-            self._last = (text, found)
-        return found
+        found = self._front.get(text)
+        if found is not None:
+            return found
+        return self._slots[self._probe(text, hash(text) & self._hash_mask)] - 1
 
     def add(self, text: str) -> int:
         """The id of `text`, appending it first when it is new."""
-        last_text, last_id = self._last
-        if text == last_text and last_id >= 0:
-            return last_id
+        found = self._front.get(text)
+        if found is not None:
+            return found
         key_hash = hash(text) & self._hash_mask
-        index = self._probe(text, key_hash)
-        key_id = self._slots[index] - 1
-        if key_id < 0:
-            key_id = len(self._ends)
-            self._blob += _encoded(text)
-            self._ends.append(len(self._blob))
-            self._hashes.append(key_hash)
-            self._slots[index] = key_id + 1
-            if 3 * len(self._ends) > 2 * len(self._slots):
-                self._grow()
-        self._last = (text, key_id)
+        slots, mask = self._slots, self._mask
+        index = key_hash & mask
+        found = slots[index]
+        while found:  # the probe of `_probe`, inline: one call per call key of the file
+            if self._hashes[found - 1] == key_hash and self._bytes(found - 1) == _encoded(text):
+                return found - 1
+            index = (index + 1) & mask
+            found = slots[index]
+        key_id = len(self._ends)
+        self._blob += _encoded(text)
+        self._ends.append(len(self._blob))
+        self._hashes.append(key_hash)
+        slots[index] = key_id + 1
+        if 3 * key_id >= 2 * mask:
+            self._grow()
+        if len(self._front) < self._front_limit:
+            self._front[text] = key_id
         return key_id
 
     def _grow(self) -> None:

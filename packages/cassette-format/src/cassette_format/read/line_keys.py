@@ -251,12 +251,16 @@ class ExactKeys:
 
 
 class LineKeys(Protocol):
-    """What the chain state asks of its key memory: `add` each line, then `finish`."""
+    """What the chain links ask of their key memory: `add` each line (or ask `seen`), `finish`."""
 
     ambiguous: int | None
 
     def add(self, parsed: ParsedLine, offset: int) -> int | None:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        ...
+
+    def seen(self, record: Any) -> int | None:
+        """Which FMT-16 rule a checked record would break if added (None: none); no change."""
         ...
 
     def finish(self) -> int | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Final
 
 from cassette_canonical import is_digest
@@ -25,7 +24,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.read.chain import ChainState
-from cassette_format.read.lines import LineOrProblem, numbered_lines, strip_newline
+from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
 from cassette_format.read.open import open_regular
 from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
 from cassette_format.read.reread import LineReader
@@ -47,14 +46,6 @@ _CHANGED: Final = "line {line} changed after the cassette was read; install the 
 def _cannot_read(path: str, error: OSError) -> CassetteFormatError:
     """FMT-18's message for a file that cannot be read."""
     return CassetteFormatError(f'cannot read cassette "{path}"', cause=error)
-
-
-def _measured(lines: Iterator[LineOrProblem], keys: ReplayKeys) -> Iterator[LineOrProblem]:
-    """The lines as they are, telling `keys` each line's length before it is fed."""
-    for line in lines:
-        if not isinstance(line, CassetteFormatError) and line[1] is not None:
-            keys.length = len(line[1])
-        yield line
 
 
 class ReplayIndex:
@@ -174,9 +165,14 @@ class ReplayIndex:
         return Failure(problem or CassetteFormatError(_CHANGED.format(line=line), line=line))
 
     def _raw(self, position: int) -> bytes:
-        keys = self._keys
-        raw = os.pread(self._descriptor, keys.lengths[position], keys.offsets[position])
-        return strip_newline(raw)
+        """The line's bytes: up to the next line's offset (or the end), cut at its newline."""
+        offsets, descriptor = self._keys.offsets, self._descriptor
+        start = offsets[position]
+        following = position + 1
+        stop = offsets[following] if following < len(offsets) else os.fstat(descriptor).st_size
+        chunk = os.pread(descriptor, max(0, min(stop - start, MAX_LINE_BYTES + 2)), start)
+        end = chunk.find(b"\n")
+        return strip_newline(chunk if end < 0 else chunk[: end + 1])
 
     def _stored_hash(self, position: int) -> bytes:
         start = position * DIGEST_BYTES
@@ -196,8 +192,8 @@ def _verified(
     if reader is None:  # a regular file always seeks; kept for the type checker
         return Failure(CassetteFormatError(f'cannot read cassette "{path}"'))
     keys = ReplayKeys(reader)
-    state = ChainState(keep_records=False, keys=keys)
-    problem = run_lines(state, _measured(numbered_lines(handle, reader.start), keys))
+    state = ChainState(keep_records=False, keys=keys, count=False)
+    problem = run_lines(state, numbered_lines(handle, reader.start))
     if problem is not None:
         return Failure(problem)
     header, record = state.header, state.header_record

@@ -4,7 +4,7 @@
 `CompactKeys` it holds no record, only compact tables; unlike them it keeps every
 interaction's facts that replay matches on, exactly: call keys, parent keys and parent
 contexts interned in `KeyTable`s, request fingerprints as their 32 digest bytes, sequence,
-occurrence, label, the line's place (offset, length) and hash, and the longest recorded
+occurrence, label, the line's offset and hash, and the longest recorded
 delay, in parallel arrays indexed by position in the file. Groups are found through an
 open-addressing table of their first-seen member, confirmed against those arrays, so
 duplicate checks need no line read back. A group that repeats reads its first member's line once
@@ -32,6 +32,7 @@ __all__ = ["DIGEST_BYTES", "ReplayKeys", "digest_bytes", "digest_text"]
 DIGEST_BYTES: Final = 32
 _DIGEST_PREFIX: Final = "sha256:"
 _INITIAL_GROUP_SLOTS: Final = 1 << 6
+_HEX_START: Final = len(_DIGEST_PREFIX)
 
 
 def digest_bytes(digest: str) -> bytes:
@@ -42,18 +43,6 @@ def digest_bytes(digest: str) -> bytes:
 def digest_text(raw: bytes | bytearray) -> str:
     """The `sha256:<hex>` text of 32 raw digest bytes."""
     return _DIGEST_PREFIX + raw.hex()
-
-
-def _label(request: Any) -> str | None:
-    """The request's label, from the metadata view or the full request (DIAG-4)."""
-    view = request.get("metadata") if request["storage"] == "metadata" else request["value"]
-    label = view.get("label")
-    return label if isinstance(label, str) else None
-
-
-def _redacted(outcome: Any) -> bool:
-    """Whether a validated outcome is a result stored with redactions (MATCH-1)."""
-    return bool(outcome["kind"] == "result" and outcome["redactions"] > 0)
 
 
 def _never_same(_: int) -> bool:
@@ -83,8 +72,6 @@ class ReplayKeys:
         "heads",
         "label_ids",
         "labels",
-        "length",
-        "lengths",
         "next_member",
         "occurrences",
         "offsets",
@@ -98,9 +85,7 @@ class ReplayKeys:
     def __init__(self, reader: LineReader, tag_bits: int | None = None) -> None:
         """`tag_bits` narrows every table's hash tags (tests force collisions with it)."""
         self._reader = reader
-        self.length = 0  # of the line about to be added (set by the reader's line loop)
         self.offsets = array("Q")
-        self.lengths = array("I")
         self.sequences = array("q")
         self.occurrences = array("q")
         self.delays = array("d")
@@ -165,16 +150,34 @@ class ReplayKeys:
             slots[index] = found
         self._group_slots, self._group_mask = slots, mask
 
+    def seen(self, record: Any) -> int | None:
+        """Which FMT-16 rule a checked record would break if added (None: none); no change."""
+        if self.calls.find(record["callKey"]) >= 0:
+            return DUPLICATE_CALL_KEY
+        parent_id = self.parents.find(record["parentKey"])
+        context_id = self.contexts.find(record["parentContextFingerprint"])
+        if parent_id < 0 or context_id < 0:
+            return None
+        first = self.find_group(parent_id, context_id, digest_bytes(record["requestFingerprint"]))
+        if first < 0:
+            return None
+        occurrence = safe_int(record["occurrence"])
+        members = self._repeats.get(first, {self.occurrences[first]: first})
+        return DUPLICATE_OCCURRENCE if occurrence in members else None
+
     def add(self, parsed: ParsedLine, offset: int) -> int | None:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        # One of these per line of a 100,000-line file: locals and inline steps on purpose.
         record: Any = parsed.value
         position = len(self.offsets)
         if self.calls.add(record["callKey"]) != position:
             return DUPLICATE_CALL_KEY
-        occurrence = safe_int(record["occurrence"])
+        occurrence = record["occurrence"]
+        if type(occurrence) is not int:
+            occurrence = safe_int(occurrence)
         parent_id = self.parents.add(record["parentKey"])
         context_id = self.contexts.add(record["parentContextFingerprint"])
-        request = digest_bytes(record["requestFingerprint"])
+        request = bytes.fromhex(record["requestFingerprint"][_HEX_START:])
         slot = self._group_slot(parent_id, context_id, request)
         first = self._group_slots[slot] - 1
         if first >= 0:
@@ -185,26 +188,28 @@ class ReplayKeys:
                 return DUPLICATE_OCCURRENCE
             members[occurrence] = position
             self._compare_outcome(first, parsed)
-        self.offsets.append(offset)
-        self.lengths.append(self.length)
-        self.sequences.append(safe_int(record["sequence"]))
-        self.occurrences.append(occurrence)
+        else:
+            self._group_slots[slot] = position + 1
+        sequence = record["sequence"]
         timing = record["timing"]
+        view = record["request"]
+        label = (view["metadata"] if view["storage"] == "metadata" else view["value"]).get("label")
+        self.offsets.append(offset)
+        self.sequences.append(sequence if type(sequence) is int else safe_int(sequence))
+        self.occurrences.append(occurrence)
         self.delays.append(max(timing["startLatencyMs"], timing["durationMs"]))
         self.parent_ids.append(parent_id)
         self.context_ids.append(context_id)
-        request_view = record["request"]
-        label = _label(request_view)
-        self.label_ids.append(-1 if label is None else self.labels.add(label))
+        self.label_ids.append(self.labels.add(label) if type(label) is str else -1)
         self.requests += request
-        self.hashes += digest_bytes(record["hash"])
+        self.hashes += bytes.fromhex(record["hash"][_HEX_START:])
         self._starts.append(first < 0)
-        if first < 0:
-            self._group_slots[slot] = position + 1
-            if 3 * (position + 1) > 2 * len(self._group_slots):
-                self._grow_groups()
-        if self.first_redacted < 0 and _redacted(record["outcome"]):
-            self.first_redacted = position
+        if first < 0 and 3 * (position + 1) > 2 * len(self._group_slots):
+            self._grow_groups()
+        if self.first_redacted < 0:
+            outcome = record["outcome"]
+            if outcome["kind"] == "result" and outcome["redactions"] > 0:
+                self.first_redacted = position
         return None
 
     def _compare_outcome(self, first: int, parsed: ParsedLine) -> None:
