@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from cassette_format import (
@@ -22,8 +24,12 @@ from cassette_format import (
     Timing,
     ToolFilter,
     create_header,
+    header_line,
+    interaction_line,
+    seal_interaction,
 )
 from cassette_format.records.frozen_json import freeze_array, freeze_object
+from hypothesis import strategies as st
 
 CAPABILITIES = Capabilities(output_schema=True, depth_limit=True, tool_filter=False, persona=True)
 FIXED_TIME = datetime(2026, 8, 18, 3, 0, 0, 123000, tzinfo=UTC)
@@ -132,3 +138,66 @@ def make_body(
         local=published and sequence % 2 == 0,
         outcome=outcome_for(kind, sequence),
     )
+
+
+def cassette_bytes(
+    bodies: Sequence[InteractionBody], storage: RequestStorage = "metadata"
+) -> bytes:
+    """A valid cassette's bytes: the header, then each body sealed onto the chain in order."""
+    header = make_header(storage)
+    lines = [header_line(header).unwrap()]
+    previous = header.hash
+    for body in bodies:
+        sealed = seal_interaction(body, previous).unwrap()
+        lines.append(interaction_line(sealed).unwrap())
+        previous = sealed.hash
+    return b"".join(lines)
+
+
+#: (sequence, call key number, request tag, occurrence, outcome kind, outcome variant)
+LineSpec = tuple[int, int, str, int, str, int]
+
+
+@st.composite
+def line_specs(draw: st.DrawFn, kinds: Sequence[str] = ("result", "start-error")) -> list[LineSpec]:
+    """A valid file's lines (any group sizes and line order), then maybe one defect.
+
+    Lines of one request tag form one group; sequences and occurrences shuffle as calls
+    complete out of order; the defect repeats a sequence, a call key or an occurrence.
+    """
+    tags = draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=9))
+    counts: dict[str, int] = {}
+    specs: list[LineSpec] = []
+    for index, tag in enumerate(tags):
+        counts[tag] = counts.get(tag, 0) + 1
+        kind = draw(st.sampled_from(list(kinds)))
+        specs.append((index + 1, index, tag, counts[tag], kind, draw(st.integers(0, 1))))
+    specs = draw(st.permutations(specs))  # completion order: sequences and occurrences shuffle
+    defect = draw(st.sampled_from(["none", "sequence", "call key", "occurrence"]))
+    if defect != "none":
+        at = draw(st.integers(0, len(specs) - 1))
+        sequence, key, tag, occurrence, kind, outcome = specs[at]
+        value = draw(st.integers(1, 4))
+        if defect == "sequence":
+            sequence = value
+        elif defect == "call key":
+            key = value
+        else:
+            occurrence = value
+        specs[at] = (sequence, key, tag, occurrence, kind, outcome)
+    return specs
+
+
+def spec_bodies(
+    specs: Sequence[LineSpec], storage: RequestStorage = "metadata"
+) -> list[InteractionBody]:
+    """The interaction bodies `line_specs` describes (call keys `key-<n>`)."""
+    bodies = []
+    for sequence, key, tag, occurrence, kind, outcome in specs:
+        body = make_body(
+            sequence, storage=storage, kind=kind, occurrence=occurrence, request_tag=tag
+        )
+        bodies.append(
+            dataclasses.replace(body, call_key=f"key-{key}", outcome=outcome_for(kind, outcome))
+        )
+    return bodies

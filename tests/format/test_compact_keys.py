@@ -9,7 +9,6 @@ the tags are shrunk to a bit or none, so that every lookup collides.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import io
 import os
@@ -20,11 +19,7 @@ import pytest
 from cassette_canonical import JsonValue
 from cassette_format import (
     CassetteFormatError,
-    InteractionBody,
-    header_line,
-    interaction_line,
     parse_cassette,
-    seal_interaction,
     summarize,
     verify_file,
     verify_stream,
@@ -36,7 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
-from format.builders import make_body, make_header, outcome_for
+from format.builders import LineSpec, cassette_bytes, line_specs, spec_bodies
 
 
 class _Pipe(io.RawIOBase):
@@ -52,17 +47,6 @@ class _Pipe(io.RawIOBase):
         chunk = self._data.read(len(buffer))
         buffer[: len(chunk)] = chunk
         return len(chunk)
-
-
-def _file(bodies: list[InteractionBody]) -> bytes:
-    header = make_header()
-    lines = [header_line(header).unwrap()]
-    previous = header.hash
-    for body in bodies:
-        sealed = seal_interaction(body, previous).unwrap()
-        lines.append(interaction_line(sealed).unwrap())
-        previous = sealed.hash
-    return b"".join(lines)
 
 
 def _verdict(result: Result[dict[str, JsonValue], CassetteFormatError]) -> object:
@@ -83,50 +67,11 @@ def _loaded(data: bytes) -> object:
     raise AssertionError(data)  # pragma: no cover
 
 
-Spec = tuple[int, int, str, int, str, int]
-
-
-@st.composite
-def _specs(draw: st.DrawFn) -> list[Spec]:
-    """A valid file's lines (any group sizes and line order), then maybe one defect."""
-    tags = draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=9))
-    counts: dict[str, int] = {}
-    specs: list[Spec] = []
-    for index, tag in enumerate(tags):
-        counts[tag] = counts.get(tag, 0) + 1
-        kind = draw(st.sampled_from(["result", "start-error"]))
-        specs.append((index + 1, index, tag, counts[tag], kind, draw(st.integers(0, 1))))
-    specs = draw(st.permutations(specs))  # completion order: sequences and occurrences shuffle
-    defect = draw(st.sampled_from(["none", "sequence", "call key", "occurrence"]))
-    if defect != "none":
-        at = draw(st.integers(0, len(specs) - 1))
-        sequence, key, tag, occurrence, kind, outcome = specs[at]
-        value = draw(st.integers(1, 4))
-        if defect == "sequence":
-            sequence = value
-        elif defect == "call key":
-            key = value
-        else:
-            occurrence = value
-        specs[at] = (sequence, key, tag, occurrence, kind, outcome)
-    return specs
-
-
-def _bodies(specs: list[Spec]) -> list[InteractionBody]:
-    bodies = []
-    for sequence, key, tag, occurrence, kind, outcome in specs:
-        body = make_body(sequence, kind=kind, occurrence=occurrence, request_tag=tag)
-        bodies.append(
-            dataclasses.replace(body, call_key=f"key-{key}", outcome=outcome_for(kind, outcome))
-        )
-    return bodies
-
-
 @settings(max_examples=150, deadline=None)
-@given(specs=_specs(), tag_bits=st.sampled_from([None, 1, 0]))
-def test_compact_tables_agree_with_exact_sets(specs: list[Spec], tag_bits: int | None) -> None:
+@given(specs=line_specs(), tag_bits=st.sampled_from([None, 1, 0]))
+def test_compact_tables_agree_with_exact_sets(specs: list[LineSpec], tag_bits: int | None) -> None:
     # FMT-16, FMT-17, FMT-19, FMT-21
-    data = _file(_bodies(specs))
+    data = cassette_bytes(spec_bodies(specs))
     expected = _loaded(data)
     assert _verdict(verify_stream(io.BufferedReader(_Pipe(data)))) == expected
     with pytest.MonkeyPatch.context() as patch:
@@ -138,32 +83,32 @@ def test_compact_tables_agree_with_exact_sets(specs: list[Spec], tag_bits: int |
 
 
 def test_a_repeated_group_is_counted_ambiguous_only_when_outcomes_differ() -> None:  # FMT-19
-    same = _bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 0)])
-    differ = _bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 1)])
+    same = spec_bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 0)])
+    differ = spec_bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 1)])
     # one group of four, members 3 and 4 differing from 1: still one ambiguous group
-    four = _bodies([(s, s, "a", s, "result", 0 if s < 3 else 1) for s in (2, 1, 4, 3)])
+    four = spec_bodies([(s, s, "a", s, "result", 0 if s < 3 else 1) for s in (2, 1, 4, 3)])
     for bodies, count in ((same, 0), (differ, 1), (four, 1)):
-        summary = verify_stream(io.BytesIO(_file(bodies))).unwrap()
+        summary = verify_stream(io.BytesIO(cassette_bytes(bodies))).unwrap()
         assert summary["ambiguousGroups"] == count
 
 
 def test_the_first_seen_broken_group_names_the_missing_occurrence() -> None:  # FMT-17
     # group "a" (seen first) lacks occurrence 2; group "b" lacks occurrence 1
-    bodies = _bodies(
+    bodies = spec_bodies(
         [
             (1, 1, "a", 1, "result", 0),
             (2, 2, "b", 2, "result", 0),
             (3, 3, "a", 3, "result", 0),
         ]
     )
-    data = _file(bodies)
+    data = cassette_bytes(bodies)
     message = "cassette parent-context/request group is missing occurrence 2"
     assert _loaded(data) == message
     assert _verdict(verify_stream(io.BytesIO(data))) == message
 
 
 def test_a_stream_not_at_its_start_is_verified_from_there() -> None:  # FMT-19 read-back offsets
-    data = _file(_bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 1)]))
+    data = cassette_bytes(spec_bodies([(1, 1, "a", 1, "result", 0), (2, 2, "a", 2, "result", 1)]))
     stream = io.BytesIO(b"ignored prefix\n" + data)
     stream.readline()
     assert verify_stream(stream).unwrap() == verify_stream(io.BytesIO(data)).unwrap()
@@ -171,7 +116,9 @@ def test_a_stream_not_at_its_start_is_verified_from_there() -> None:  # FMT-19 r
 
 def test_verify_file_starts_no_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "big.cassette.jsonl"
-    path.write_bytes(_file(_bodies([(s, s, "a", s, "result", 0) for s in range(1, 9)])))
+    path.write_bytes(
+        cassette_bytes(spec_bodies([(s, s, "a", s, "result", 0) for s in range(1, 9)]))
+    )
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("verify_file must stay in this process")

@@ -19,9 +19,9 @@ from cassette_format import (
     CassetteFile,
     CassetteFormatError,
     InteractionBody,
+    RequestStorage,
     ResultOutcome,
     ambiguous_groups,
-    header_line,
     interaction_line,
     read_cassette,
     seal_interaction,
@@ -32,20 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from format.builders import make_body, make_header, outcome_for
+from format.builders import cassette_bytes, line_specs, make_body, outcome_for, spec_bodies
 
 INTEROP = Path(__file__).resolve().parents[3] / "shared" / "interop"
-
-
-def _file(bodies: list[InteractionBody], storage: str = "metadata") -> bytes:
-    header = make_header("full" if storage == "full" else "metadata")
-    lines = [header_line(header).unwrap()]
-    previous = header.hash
-    for body in bodies:
-        sealed = seal_interaction(body, previous).unwrap()
-        lines.append(interaction_line(sealed).unwrap())
-        previous = sealed.hash
-    return b"".join(lines)
 
 
 def _problem(path: Path) -> CassetteFormatError | None:
@@ -118,72 +107,29 @@ def test_the_index_agrees_with_the_loader_on_the_interop_corpus(relative: str) -
     assert_agrees(INTEROP / relative)
 
 
-Spec = tuple[int, int, str, int, str, int, str]
-
-
 @st.composite
-def _specs(draw: st.DrawFn) -> list[Spec]:
-    """Lines of a file: groups of any size, nested parents, any line order, maybe a defect."""
-    tags = draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=9))
-    counts: dict[str, int] = {}
-    specs: list[Spec] = []
-    for index, tag in enumerate(tags):
-        counts[tag] = counts.get(tag, 0) + 1
-        kind = draw(st.sampled_from(["result", "start-error", "result-error"]))
-        parent = draw(st.sampled_from(["root", "key-0", "key-1", "elsewhere"]))
-        specs.append((index + 1, index, tag, counts[tag], kind, draw(st.integers(0, 1)), parent))
-    specs = draw(st.permutations(specs))
-    defect = draw(st.sampled_from(["none", "none", "sequence", "call key", "occurrence"]))
-    if defect != "none":
-        at = draw(st.integers(0, len(specs) - 1))
-        sequence, key, tag, occurrence, kind, outcome, parent = specs[at]
-        value = draw(st.integers(1, 4))
-        if defect == "sequence":
-            sequence = value
-        elif defect == "call key":
-            key = value
-        else:
-            occurrence = value
-        specs[at] = (sequence, key, tag, occurrence, kind, outcome, parent)
-    return specs
-
-
-def _bodies(specs: list[Spec], storage: str) -> list[InteractionBody]:
-    bodies = []
-    for sequence, key, tag, occurrence, kind, outcome, parent in specs:
-        body = make_body(
-            sequence,
-            storage="full" if storage == "full" else "metadata",
-            kind=kind,
-            occurrence=occurrence,
-            request_tag=tag,
-        )
-        # every member of a group shares its parent, so a group stays one group
-        bodies.append(
-            dataclasses.replace(
-                body,
-                call_key=f"key-{key}",
-                parent_key=parent if tag != "c" else "root",
-                outcome=outcome_for(kind, outcome),
-            )
-        )
-    return bodies
+def _bodies(draw: st.DrawFn, storage: RequestStorage) -> list[InteractionBody]:
+    """A file's interactions: `line_specs` groups, each under a drawn parent (nested or not)."""
+    specs = draw(line_specs(kinds=("result", "start-error", "result-error")))
+    parents = {tag: draw(st.sampled_from(["root", "key-0", "key-1", "elsewhere"])) for tag in "abc"}
+    return [
+        dataclasses.replace(body, parent_key=parents[spec[2]])
+        for spec, body in zip(specs, spec_bodies(specs, storage), strict=True)
+    ]
 
 
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    specs=_specs(),
-    storage=st.sampled_from(["metadata", "full"]),
-    tag_bits=st.sampled_from([None, 1, 0]),
-)
+@given(data=st.data(), storage=st.sampled_from(["metadata", "full"]))
 def test_the_index_agrees_with_the_loader_on_generated_files(
-    tmp_path: Path, specs: list[Spec], storage: str, tag_bits: int | None
+    tmp_path: Path, data: st.DataObject, storage: RequestStorage
 ) -> None:
     # FMT-16, FMT-17, FMT-19; with tags narrowed to a bit or none every lookup collides
+    bodies = data.draw(_bodies(storage))
+    tag_bits = data.draw(st.sampled_from([None, 1, 0]))
     path = tmp_path / "generated.cassette.jsonl"
-    path.write_bytes(_file(_bodies(specs, storage), storage))
+    path.write_bytes(cassette_bytes(bodies, storage))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
             "cassette_format.read.replay_index.ReplayKeys",
@@ -196,7 +142,7 @@ def _three_calls(tmp_path: Path) -> Path:
     path = tmp_path / "three.cassette.jsonl"
     bodies = [make_body(sequence, request_tag=f"t{sequence}") for sequence in (1, 2, 3)]
     same = outcome_for("result", 2)
-    path.write_bytes(_file([dataclasses.replace(body, outcome=same) for body in bodies]))
+    path.write_bytes(cassette_bytes([dataclasses.replace(body, outcome=same) for body in bodies]))
     return path
 
 
@@ -225,19 +171,24 @@ def test_a_line_changed_after_the_pass_fails_closed_when_delivered(tmp_path: Pat
     assert isinstance(index.interaction(2), Success)
 
 
+def _reseal(path: Path, index: ReplayIndex, position: int) -> None:
+    """Give interaction `position` another outcome and a consistent new hash, in place."""
+    lines = path.read_bytes().split(b"\n")
+    record = json.loads(lines[position + 1])
+    changed = dataclasses.replace(
+        index.interaction(position).unwrap(), outcome=outcome_for("result", 6)
+    )
+    resealed = seal_interaction(changed.body, record["previousHash"]).unwrap()
+    lines[position + 1] = interaction_line(resealed).unwrap().rstrip(b"\n")
+    with path.open("r+b") as handle:
+        handle.write(b"\n".join(lines))
+
+
 def test_a_rehashed_line_fails_closed_with_the_next_lines_link(tmp_path: Path) -> None:
     # FMT-15: a consistent new hash breaks the next line's previousHash, as the loader says
     path = _three_calls(tmp_path)
     index = read_replay_index(path).unwrap()
-    lines = path.read_bytes().split(b"\n")
-    record = json.loads(lines[2])
-    changed = dataclasses.replace(index.interaction(1).unwrap(), outcome=outcome_for("result", 6))
-    resealed = seal_interaction(changed.body, record["previousHash"]).unwrap()
-    new_line = interaction_line(resealed).unwrap().rstrip(b"\n")
-    assert len(new_line) == len(lines[2])
-    lines[2] = new_line
-    with path.open("r+b") as handle:
-        handle.write(b"\n".join(lines))
+    _reseal(path, index, 1)
     expected = _problem(path)
     assert expected is not None
     assert expected.line == 4
@@ -247,13 +198,7 @@ def test_a_rehashed_line_fails_closed_with_the_next_lines_link(tmp_path: Path) -
 def test_a_rehashed_last_line_is_refused_not_delivered(tmp_path: Path) -> None:
     path = _three_calls(tmp_path)
     index = read_replay_index(path).unwrap()
-    lines = path.read_bytes().split(b"\n")
-    record = json.loads(lines[3])
-    changed = dataclasses.replace(index.interaction(2).unwrap(), outcome=outcome_for("result", 6))
-    resealed = seal_interaction(changed.body, record["previousHash"]).unwrap()
-    lines[3] = interaction_line(resealed).unwrap().rstrip(b"\n")
-    with path.open("r+b") as handle:
-        handle.write(b"\n".join(lines) + b"\n")
+    _reseal(path, index, 2)
     assert _problem(path) is None  # a valid file again, but not the one indexed
     refused = index.interaction(2)
     assert isinstance(refused, Failure)
