@@ -26,9 +26,11 @@ from cassette_format.errors import CassetteFormatError
 from cassette_format.read.chain import ChainState
 from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
 from cassette_format.read.open import open_regular
+from cassette_format.read.record_line import parse_record, record_hash
 from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
 from cassette_format.read.reread import LineReader
 from cassette_format.read.run import run_lines
+from cassette_format.records.decode import decode_interaction
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -146,19 +148,36 @@ class ReplayIndex:
         return self._keys.next_member.get(position, -1)
 
     def interaction(self, position: int) -> Result[CassetteInteraction, CassetteFormatError]:
-        """The interaction read back, verified again as the loader would, and decoded."""
-        keys = self._keys
+        """The interaction read back, verified again as the loader would, and decoded.
+
+        A line whose record still hashes to the hash stored by the pass is the very record
+        the pass verified (its hash covers every member, `previousHash` included), so it is
+        decoded at once; any other line goes through the loader's checks for their message.
+        """
+        try:
+            raw = self._raw(position)
+        except OSError as error:
+            return Failure(_cannot_read(self.path, error))
         line = position + 2  # non-blank line numbers: the header is line 1
+        parsed = parse_record(raw, None, line)
+        if not isinstance(parsed, CassetteFormatError) and isinstance(parsed.value, dict):
+            record = parsed.value
+            stored = digest_text(self._stored_hash(position))
+            if record.get("hash") == stored and record_hash(parsed, record) == stored:
+                return decode_interaction(record)
+        return self._refusal(position, raw)
+
+    def _refusal(
+        self, position: int, raw: bytes
+    ) -> Result[CassetteInteraction, CassetteFormatError]:
+        """Why a line changed since the pass, in the loader's words (or it was rewritten)."""
+        keys = self._keys
+        line = position + 2
         state = ChainState.resumed(self._header_record, self._previous_hash(position))
         try:
-            problem = state.feed(line, self._raw(position), None, keys.offsets[position])
-            if problem is not None:
-                return Failure(problem)
-            decoded = state.interactions[-1]
-            if digest_bytes(decoded.hash) == self._stored_hash(position):
-                return Success(decoded)
-            if position + 1 < len(keys.offsets):  # re-hashed: the next line's link breaks
-                after = position + 1
+            problem = state.feed(line, raw, None, keys.offsets[position])
+            if problem is None and position + 1 < len(keys.offsets):
+                after = position + 1  # re-hashed: the next line's link breaks
                 problem = state.feed(line + 1, self._raw(after), None, keys.offsets[after])
         except OSError as error:
             return Failure(_cannot_read(self.path, error))
