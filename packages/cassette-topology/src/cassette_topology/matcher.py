@@ -11,6 +11,7 @@ from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteFormatError
 from cassette_format.records.cassette_file import CassetteFile
 from cassette_format.records.identity import CallGroup, CallIdentity, GroupKey
 from cassette_format.records.model import CassetteInteraction
+from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
 from cassette_topology.diagnostics import (
@@ -298,14 +299,9 @@ class InteractionMatcher:
             for at in self._sequence_order()
         ]
         reason, chosen = decide_reason(actual.group, recorded)
-        candidates: list[DiagnosticCandidate] = []
-        for item in chosen:
-            match self._candidate(item.position):
-                case Success(candidate):
-                    candidates.append(candidate)
-                case Failure(problem):
-                    return Failure(problem)
-        return Success(MismatchDiagnostic(reason, actual, tuple(candidates)))
+        return Fold.collect((self._candidate(item.position) for item in chosen), Success(())).map(
+            lambda candidates: MismatchDiagnostic(reason, actual, candidates)
+        )
 
     def _sequence_order(self) -> array[int]:
         """Positions in sequence order (ties in file order), sorted once."""
