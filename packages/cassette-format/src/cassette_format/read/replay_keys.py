@@ -58,10 +58,10 @@ class ReplayKeys:
         "_group_hash_mask",
         "_group_mask",
         "_group_slots",
+        "_odd_starts",
         "_outcomes",
         "_reader",
         "_repeats",
-        "_starts",
         "ambiguous",
         "calls",
         "context_ids",
@@ -102,7 +102,7 @@ class ReplayKeys:
         self._group_slots = array("i", bytes(4 * _INITIAL_GROUP_SLOTS))  # first seen + 1
         self._group_mask = _INITIAL_GROUP_SLOTS - 1
         self._group_hash_mask = -1 if tag_bits is None else (1 << tag_bits) - 1
-        self._starts = bytearray()  # 1 where a group was first seen
+        self._odd_starts: list[int] = []  # first-seen members whose occurrence is not 1
         self._repeats: dict[int, dict[int, int]] = {}  # first seen -> occurrence -> position
         self._outcomes: dict[int, bytes] = {}  # first seen -> its outcome's digest
         self._ambiguous: set[int] = set()
@@ -190,6 +190,8 @@ class ReplayKeys:
             self._compare_outcome(first, parsed)
         else:
             self._group_slots[slot] = position + 1
+            if occurrence != 1:
+                self._odd_starts.append(position)
         sequence = record["sequence"]
         timing = record["timing"]
         view = record["request"]
@@ -203,7 +205,6 @@ class ReplayKeys:
         self.label_ids.append(self.labels.add(label) if type(label) is str else -1)
         self.requests += request
         self.hashes += bytes.fromhex(record["hash"][_HEX_START:])
-        self._starts.append(first < 0)
         if first < 0 and 3 * (position + 1) > 2 * len(self._group_slots):
             self._grow_groups()
         if self.first_redacted < 0:
@@ -230,15 +231,11 @@ class ReplayKeys:
         occurrence order and resolves parent keys to the calls they name.
         """
         self.ambiguous = len(self._ambiguous)
-        starts, occurrences, repeats = self._starts, self.occurrences, self._repeats
-        for position in range(len(starts)):
-            if not starts[position]:
-                continue
+        repeats = self._repeats
+        for position in sorted({*self._odd_starts, *repeats}):  # groups in first-seen order
             members = repeats.get(position)
             if members is None:
-                if occurrences[position] != 1:
-                    return 1
-                continue
+                return 1  # a group of one whose occurrence is not 1
             size = len(members)
             if max(members) != size:
                 return next(o for o in range(1, size + 1) if o not in members)
@@ -248,7 +245,7 @@ class ReplayKeys:
                 self.heads[first] = ordered[0]
             for before, after in pairwise(ordered):
                 self.next_member[before] = after
-        self._repeats, self._outcomes, self._starts = {}, {}, bytearray()
+        self._repeats, self._outcomes, self._odd_starts = {}, {}, []
         calls, parents = self.calls, self.parents
         self.parent_calls = array("l", (calls.find(parents.text(i)) for i in range(len(parents))))
         return None
