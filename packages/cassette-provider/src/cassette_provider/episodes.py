@@ -13,6 +13,7 @@ config check of RecordConfig and ReplayConfig applies unchanged.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -69,6 +70,7 @@ class EpisodeProvider(ProviderIdentity):
         self._inherits = source.inherits_parent_context
         self._replay = replay
         self._recorder = recorder
+        self._counting = threading.Lock()  # starts come from any thread (issue 27)
         self._recorded_children: set[str] = set()
         self._misses: list[BaseException] = []
         self._replayed = 0
@@ -92,10 +94,12 @@ class EpisodeProvider(ProviderIdentity):
             except Exception as error:
                 if self._recorder is None or not is_miss(error):
                     if is_miss(error):
-                        self._misses.append(error)
+                        with self._counting:
+                            self._misses.append(error)
                     raise
             else:
-                self._replayed += 1
+                with self._counting:
+                    self._replayed += 1
                 return run
         return await self._record(request)
 
@@ -104,10 +108,11 @@ class EpisodeProvider(ProviderIdentity):
         if recorder is None:  # unreachable: replay-only providers raise above
             raise CassetteError("no recorder for a call the cassette lacks", INVALID_CONFIG)
         run = await recorder.start(request)
-        self._recorded += 1
         child = run.local_agent
-        if child is not None:
-            self._recorded_children.add(str(child.id))
+        with self._counting:
+            self._recorded += 1
+            if child is not None:
+                self._recorded_children.add(str(child.id))
         return run
 
 
@@ -149,8 +154,8 @@ class EpisodeHandle:
         self._unregister()
         try:
             if self._record is not None and interrupted:
-                await self._record.__aexit__(KeyboardInterrupt, KeyboardInterrupt(), None)
-            elif self._record is not None:
+                self._record.mark_interrupted()
+            if self._record is not None:
                 await self._record.dispose()
         finally:
             if self._replay is not None:

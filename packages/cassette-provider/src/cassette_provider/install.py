@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import math
 import os
+import threading
 import uuid
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from functools import partial
+from typing import Literal, Self
 
 from cassette_format.errors import CassetteError
 from cassette_format.read.replay_index import read_replay_index
@@ -24,6 +27,7 @@ from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
+from cassette_provider.contract.loops import run_sync
 from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.live.redact import compile_redactor
 from cassette_provider.models.context import MODEL_SESSIONS
@@ -102,7 +106,12 @@ def _check_flag(value: object, name: str) -> None:
 
 
 class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
-    """An installed cassette: `mode`, `file`, `assert_consumed()`, memoized `dispose()`."""
+    """An installed cassette: `mode`, `file`, `assert_consumed()`, memoized `dispose()`.
+
+    Disposing is loop- and thread-agnostic (issue 27): the first `dispose()` runs on its
+    caller's loop and every later one, on any loop or thread, waits for that same outcome.
+    Sync harnesses use `with install_cassette(...) as handle:` or `dispose_sync()`.
+    """
 
     def __init__(
         self,
@@ -121,7 +130,8 @@ class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
         self.mode = mode
         self.file = file
         self._consumed = consumed
-        self._task: asyncio.Task[None] | None = None
+        self._lock = threading.Lock()
+        self._outcome: concurrent.futures.Future[None] | None = None
         self._start_dispose = dispose
 
     def assert_consumed(self) -> None:
@@ -134,18 +144,52 @@ class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
         return None if self._tally is None else self._tally()
 
     async def dispose(self) -> None:
-        """Dispose once; a failed dispose is raised again on every later call."""
-        if self._task is None:
+        """Dispose once; a failed dispose is raised again on every later call, on any loop."""
+        with self._lock:
+            outcome, first = self._outcome, self._outcome is None
+            if outcome is None:
+                outcome = self._outcome = concurrent.futures.Future()
+        if first:
             if self._first is not None:
                 self._first()  # unregister at once, so no new start is admitted
-            self._task = asyncio.ensure_future(self._start_dispose())
-        await asyncio.shield(self._task)
+            task = asyncio.ensure_future(self._start_dispose())
+            task.add_done_callback(partial(_publish, outcome))
+        await asyncio.shield(asyncio.wrap_future(outcome))
+
+    def dispose_sync(self) -> None:
+        """`dispose()` for synchronous code (no event loop running in this thread)."""
+        run_sync(self.dispose, "CassetteHandle.dispose_sync()", "await handle.dispose()")
+
+    def mark_interrupted(self) -> None:
+        """Make the coming dispose keep a recording's target as it was (partial file kept)."""
+        if self._interrupted is not None:
+            self._interrupted()
 
     async def __aexit__(self, *raised: object) -> None:
         """Dispose; a block that raised first marks a recording interrupted (target kept)."""
-        if raised[0] is not None and self._interrupted is not None:
-            self._interrupted()
+        if raised[0] is not None:
+            self.mark_interrupted()
         await self.dispose()
+
+    def __enter__(self) -> Self:
+        """A sync harness's block: `with install_cassette(registry, config) as handle:`."""
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        """Dispose from sync code; a block that raised first marks a recording interrupted."""
+        if raised[0] is not None:
+            self.mark_interrupted()
+        self.dispose_sync()
+
+
+def _publish(outcome: concurrent.futures.Future[None], task: asyncio.Task[None]) -> None:
+    """Hand the dispose task's outcome to every caller, whatever loop it waits on."""
+    if task.cancelled():
+        outcome.set_exception(asyncio.CancelledError())
+    elif (error := task.exception()) is not None:
+        outcome.set_exception(error)
+    else:
+        outcome.set_result(None)
 
 
 def _install_record(registry: ProviderRegistry, config: RecordConfig) -> CassetteHandle:
@@ -270,15 +314,17 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     )
     unregister = registry.register(provider)
 
-    def consumed() -> None:
-        value_or_raise(matcher.assert_consumed())
-
     async def dispose() -> None:
         if config.assert_consumed:
-            consumed()
+            provider.assert_consumed()
 
     return CassetteHandle(
-        "replay", path, dispose, consumed=consumed, first=unregister, tally=provider.tally
+        "replay",
+        path,
+        dispose,
+        consumed=provider.assert_consumed,
+        first=unregister,
+        tally=provider.tally,
     )
 
 

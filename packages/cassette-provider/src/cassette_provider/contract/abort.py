@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Generator
+from functools import partial
 from typing import Any, Final
+
+from cassette_provider.contract.loops import OwnedCallback, wake
 
 __all__ = ["ABORTED", "AbortController", "AbortError", "AbortSignal", "CancelledRunError"]
 
@@ -31,14 +35,20 @@ class CancelledRunError(AbortError):
 
 
 class AbortSignal:
-    """Read-only view of an abort: `aborted`, `reason`, listeners, and `await signal`."""
+    """Read-only view of an abort: `aborted`, `reason`, listeners, and `await signal`.
 
-    __slots__ = ("_aborted", "_listeners", "_reason", "_waiters")
+    Thread- and loop-agnostic (issue 27): any thread may abort; a listener runs on the event
+    loop that added it (at once when that is the aborting thread's loop, or when it was added
+    where no loop ran), and `wait()` wakes on the waiter's own loop.
+    """
+
+    __slots__ = ("_aborted", "_listeners", "_lock", "_reason", "_waiters")
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
         self._aborted = False
         self._reason: object = None
-        self._listeners: list[Listener] = []
+        self._listeners: list[OwnedCallback] = []
         self._waiters: list[asyncio.Future[object]] = []
 
     @property
@@ -53,43 +63,47 @@ class AbortSignal:
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Call `listener(reason)` once on abort (at once if already aborted); returns a remover."""
-        if self._aborted:
-            listener(self._reason)
-            return lambda: None
-        self._listeners.append(listener)
+        owned = OwnedCallback(listener)
+        with self._lock:
+            if not self._aborted:
+                self._listeners.append(owned)
+                return partial(self._remove, owned)
+        listener(self._reason)
+        return _nothing
 
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+    def _remove(self, owned: OwnedCallback) -> None:
+        with self._lock:
+            if owned in self._listeners:
+                self._listeners.remove(owned)
 
     async def wait(self) -> object:
         """Wait until aborted and return the reason."""
-        if self._aborted:
-            return self._reason
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        self._waiters.append(future)
+        with self._lock:
+            if self._aborted:
+                return self._reason
+            self._waiters.append(future)
         try:
             return await future
         finally:
-            if future in self._waiters:
-                self._waiters.remove(future)
+            with self._lock:
+                if future in self._waiters:
+                    self._waiters.remove(future)
 
     def __await__(self) -> Generator[Any, None, object]:
         """`await signal` waits for the abort and returns the reason."""
         return self.wait().__await__()
 
     def _abort(self, reason: object) -> None:
-        if self._aborted:
-            return
-        self._aborted = True
-        self._reason = AbortError() if reason is None else reason
-        listeners, self._listeners = self._listeners, []
-        waiters, self._waiters = self._waiters, []
+        with self._lock:
+            if self._aborted:
+                return
+            self._reason = AbortError() if reason is None else reason
+            self._aborted = True
+            listeners, self._listeners = self._listeners, []
+            waiters, self._waiters = self._waiters, []
         for future in waiters:
-            if not future.done():
-                future.set_result(self._reason)
+            wake(future, self._reason)
         for listener in listeners:
             listener(self._reason)
 
@@ -102,6 +116,10 @@ class AbortSignal:
             if controller.signal.aborted:
                 break
         return controller.signal
+
+
+def _nothing() -> None:
+    """Nothing to remove: the listener was called at once."""
 
 
 class AbortController:

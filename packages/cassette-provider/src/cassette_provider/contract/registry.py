@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
-from cassette_provider.contract.protocol import StartRequest, SubagentProvider, SubagentRun
+from cassette_provider.contract.loops import run_sync
+from cassette_provider.contract.protocol import (
+    StartRequest,
+    SubagentProvider,
+    SubagentResult,
+    SubagentRun,
+)
 
 __all__ = ["ProviderRegistry", "ProviderRegistryError"]
 
@@ -33,23 +40,30 @@ def _unsupported(provider: SubagentProvider, request: StartRequest) -> str | Non
 
 
 class ProviderRegistry:
-    """Holds named providers; the cassette provider registers beside the real one."""
+    """Holds named providers; the cassette provider registers beside the real one.
+
+    Safe to use from several threads (issue 27): registering checks and adds under one lock.
+    """
 
     def __init__(self) -> None:
         self._providers: dict[str, SubagentProvider] = {}
+        self._lock = threading.Lock()
 
     def register(self, provider: SubagentProvider) -> Callable[[], None]:
         """Add a provider under its name; returns a callable that removes exactly it."""
         name = provider.name
-        if name in self._providers:
-            raise ProviderRegistryError(
-                "DUPLICATE_PROVIDER", f'a subagent provider named "{name}" is already registered'
-            )
-        self._providers[name] = provider
+        with self._lock:
+            if name in self._providers:
+                raise ProviderRegistryError(
+                    "DUPLICATE_PROVIDER",
+                    f'a subagent provider named "{name}" is already registered',
+                )
+            self._providers[name] = provider
 
         def unregister() -> None:
-            if self._providers.get(name) is provider:
-                del self._providers[name]
+            with self._lock:
+                if self._providers.get(name) is provider:
+                    del self._providers[name]
 
         return unregister
 
@@ -75,3 +89,24 @@ class ProviderRegistry:
                 f'subagent provider "{name}" does not support {field}',
             )
         return await provider.start(request)
+
+    async def run(self, name: str, request: StartRequest) -> SubagentResult:
+        """Start a child, await its terminal result and dispose of the run (even on failure)."""
+        run = await self.start(name, request)
+        try:
+            return await run.result
+        finally:
+            await run.dispose()
+
+    def run_sync(self, name: str, request: StartRequest) -> SubagentResult:
+        """`run` for synchronous code: the child's whole life on a fresh loop of this thread.
+
+        Any thread may call it, several at once (a `ThreadPoolExecutor` harness, LangGraph's
+        sync `invoke`); where an event loop already runs in this thread it refuses, as it would
+        block that loop (INVALID_CONFIG): `await registry.run(...)` there instead.
+        """
+        return run_sync(
+            lambda: self.run(name, request),
+            "ProviderRegistry.run_sync()",
+            "await registry.run(...)",
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections.abc import Sized
 from dataclasses import dataclass
@@ -95,7 +96,11 @@ def recorded_error(error: RecordedError) -> CassetteRecordedError:
 
 
 class ReplayProvider(ProviderIdentity):
-    """Answers starts from a cassette; no upstream is ever consulted."""
+    """Answers starts from a cassette; no upstream is ever consulted.
+
+    Starts may come from any thread and event loop (issue 27): each match decides and commits
+    under one lock, so two siblings racing on two threads never take the same occurrence.
+    """
 
     def __init__(
         self,
@@ -114,6 +119,7 @@ class ReplayProvider(ProviderIdentity):
         self._capabilities = facts.capabilities
         self._inherits = facts.inherits_parent_context
         self._matcher = matcher
+        self._matching = threading.Lock()
         self._scale = 0.0 if timing == "instant" else 1.0 / speed
         self._clock = clock
 
@@ -125,17 +131,27 @@ class ReplayProvider(ProviderIdentity):
     def tally(self) -> ReplayTally:
         """Consumed, covered and remaining interactions so far (metadata only)."""
         matcher = self._matcher
+        with self._matching:
+            covered_items = matcher.covered()
+            consumed, remaining = matcher.consumed_count, matcher.remaining_count
         covered = tuple(
-            CoveredCall(item.call_key, item.parent_key, item.label) for item in matcher.covered()
+            CoveredCall(item.call_key, item.parent_key, item.label) for item in covered_items
         )
-        return ReplayTally(matcher.consumed_count, covered, matcher.remaining_count)
+        return ReplayTally(consumed, covered, remaining)
+
+    def assert_consumed(self) -> None:
+        """Raise CassetteMismatchError if interactions remain (MATCH-4)."""
+        with self._matching:
+            value_or_raise(self._matcher.assert_consumed())
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
         normalized = or_raise(normalize_request(request), identity)
         context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
         call = value_or_raise(live_call(live_parent(request.parent), normalized, context))
-        interaction = value_or_raise(self._matcher.match(call))
+        with self._matching:
+            matched = self._matcher.match(call)
+        interaction = value_or_raise(matched)
         self._sessions.child_replayed(interaction.call_key)  # its model session's script is covered
         timing = interaction.timing
         start_delay = scaled(timing.start_latency_ms, self._scale)
