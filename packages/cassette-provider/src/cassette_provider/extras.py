@@ -16,6 +16,7 @@ EXTRAS: Final = {
     "pydantic_core": "pydantic-ai",
     "agents": "openai-agents",
     "langgraph": "langgraph",
+    "langchain_core": "langgraph",
 }
 
 
