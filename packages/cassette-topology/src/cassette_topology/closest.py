@@ -14,9 +14,16 @@ from cassette_format.records import RequestMetadata
 
 from cassette_topology.diagnostics import DiagnosticCandidate, MismatchDiagnostic
 
-__all__ = ["ClosestCall", "closest_call", "lead_line", "metadata_differences"]
+__all__ = [
+    "ClosestCall",
+    "closest_call",
+    "counterpart",
+    "lead_line",
+    "metadata_differences",
+]
 
 _FINGERPRINT_SHOWN: Final = len("sha256:") + 8
+_SAMPLE_SIZE: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +107,54 @@ def closest_call(diagnostic: MismatchDiagnostic) -> ClosestCall | None:
     return ClosestCall(best[1], tuple(best[2]))
 
 
+def counterpart(diagnostic: MismatchDiagnostic) -> DiagnosticCandidate | None:
+    """The recorded call this live call changed, paired as the drift report pairs (issue 25).
+
+    A same-request candidate (parent context changed); else an available candidate with the
+    same label; else the parent's only recorded call, if still available. None means the
+    live call is new: among several recorded siblings, a new label is a new call.
+    """
+    if diagnostic.reason == "parent-context-changed":
+        return diagnostic.candidates[0] if diagnostic.candidates else None
+    parent = diagnostic.actual.group.parent_key
+    siblings = [c for c in diagnostic.candidates if c.identity.group.parent_key == parent]
+    available = [candidate for candidate in siblings if candidate.state == "available"]
+    label = diagnostic.actual.request_metadata.label
+    same_label = [c for c in available if c.request_metadata.label == label]
+    if same_label:
+        return same_label[0]
+    return available[0] if len(siblings) == 1 and available else None
+
+
+def _new_call_line(diagnostic: MismatchDiagnostic) -> str:
+    """A live call with no counterpart: it was never recorded (drift kind `added`)."""
+    actual = diagnostic.actual
+    label = actual.request_metadata.label
+    named = "no label" if label is None else f"label {_shown(label)}"
+    recorded = ", ".join(
+        f"{candidate.call_key} ({candidate.state})"
+        for candidate in diagnostic.candidates[:_SAMPLE_SIZE]
+    )
+    return (
+        f'added: no recording for this call under parent "{actual.group.parent_key}" '
+        f"({named}); it is a new call, not a changed one; recorded there: {recorded or 'none'}"
+    )
+
+
 def lead_line(diagnostic: MismatchDiagnostic) -> str:
     """One line: the reason, the closest recorded call and what differs from it.
 
     e.g. `request-changed: closest root/beta-5fbf2955ce0b~1 (available), promptBytes 41→73`.
+    A call with no counterpart (`counterpart`) is reported as `added`, with no recording.
     """
     reason = diagnostic.reason
-    closest = closest_call(diagnostic)
+    if reason in {"request-changed", "parent-and-request-changed"}:
+        paired = counterpart(diagnostic)
+        if paired is None:
+            return _new_call_line(diagnostic)
+        closest: ClosestCall | None = ClosestCall(paired, tuple(_differences(diagnostic, paired)))
+    else:
+        closest = closest_call(diagnostic)
     if closest is None:
         parent = diagnostic.actual.group.parent_key
         return f'{reason}: no recorded call to compare with (parent "{parent}")'
