@@ -11,6 +11,7 @@ from cassette_cli.arguments import (
     DiffCommand,
     InspectCommand,
     ShowCommandHelp,
+    ReportCommand,
     ShowUsage,
     ShowVersion,
     UsageError,
@@ -66,6 +67,10 @@ def _run(command: Command, output: Output) -> int:
         from cassette_cli.commands import run_diff
 
         return run_diff(command, output)
+    if isinstance(command, ReportCommand):
+        from cassette_cli.report_command import run_report
+
+        return run_report(command, output)
     from cassette_cli.demo import run_demo
 
     return run_demo(command, output)

@@ -14,12 +14,15 @@ from typing import Final, Literal, TypeAlias
 
 __all__ = [
     "COLOR_MODES",
+    "DIFF_FORMATS",
     "ColorMode",
     "Command",
     "DemoCommand",
     "DiffCommand",
+    "DiffFormat",
     "InspectCommand",
     "ShowCommandHelp",
+    "ReportCommand",
     "ShowUsage",
     "ShowVersion",
     "UsageError",
@@ -29,7 +32,9 @@ __all__ = [
 
 ColorMode: TypeAlias = Literal["auto", "always", "never"]
 COLOR_MODES: Final[tuple[ColorMode, ...]] = ("auto", "always", "never")
-_COMMANDS: Final = frozenset({"verify", "inspect", "diff", "demo"})
+DiffFormat: TypeAlias = Literal["text", "json", "markdown"]
+DIFF_FORMATS: Final[tuple[DiffFormat, ...]] = ("text", "json", "markdown")
+_COMMANDS: Final = frozenset({"verify", "inspect", "diff", "demo", "report"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +79,27 @@ class InspectCommand:
 
 @dataclass(frozen=True, slots=True)
 class DiffCommand:
-    """`diff <expected> <actual>`; paths are kept as typed, for the human report."""
+    """`diff <expected> <actual>`; paths are kept as typed, for the human report.
+
+    `drift` adds the drift report (issue 25) to the text or JSON output; `markdown` prints
+    the drift report as a Markdown table instead (`--format markdown`).
+    """
 
     expected: str
     actual: str
     json: bool
     show_calls: bool
+    drift: bool = False
+    markdown: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReportCommand:
+    """`report <cassette> [--against <old>] -o <report.html>`: the self-contained HTML report."""
+
+    path: str
+    against: str | None
+    output: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +125,7 @@ Command: TypeAlias = (
     | InspectCommand
     | DiffCommand
     | DemoCommand
+    | ReportCommand
 )
 
 
@@ -129,14 +150,16 @@ class _Words:
 _FLAGS: Final[dict[str, frozenset[str]]] = {
     "verify": frozenset({"--json", "--show-calls"}),
     "inspect": frozenset({"--json", "--show-calls", "--tree"}),
-    "diff": frozenset({"--json", "--show-calls"}),
+    "diff": frozenset({"--json", "--show-calls", "--drift"}),
     "demo": frozenset(),
+    "report": frozenset(),
 }
 _VALUED: Final[dict[str, frozenset[str]]] = {
     "verify": frozenset({"--jobs", "--color"}),
     "inspect": frozenset({"--color"}),
-    "diff": frozenset(),
+    "diff": frozenset({"--format"}),
     "demo": frozenset({"--dir", "--color"}),
+    "report": frozenset({"--against", "--output", "-o"}),
 }
 
 
@@ -217,7 +240,30 @@ def _diff(words: _Words) -> Command | UsageError:
     if len(words.positionals) != 2:
         return _count_error("diff", 2, len(words.positionals))
     expected, actual = words.positionals
-    return DiffCommand(expected, actual, "--json" in words.flags, "--show-calls" in words.flags)
+    given = words.value("--format")
+    chosen = next((name for name in DIFF_FORMATS if name == given), None)
+    if given is not None and chosen is None:
+        return UsageError(f"--format must be text, json or markdown, received {given}")
+    as_json = "--json" in words.flags or chosen == "json"
+    if chosen == "markdown" and as_json:
+        return UsageError("--format markdown cannot be combined with --json")
+    return DiffCommand(
+        expected,
+        actual,
+        as_json,
+        "--show-calls" in words.flags,
+        drift="--drift" in words.flags,
+        markdown=chosen == "markdown",
+    )
+
+
+def _report(words: _Words) -> Command | UsageError:
+    if len(words.positionals) != 1:
+        return _count_error("report", 1, len(words.positionals))
+    output = words.value("--output") or words.value("-o")
+    if not output:
+        return UsageError("report needs -o <report.html>")
+    return ReportCommand(words.positionals[0], words.value("--against"), output)
 
 
 def _demo(words: _Words, color: ColorMode) -> Command | UsageError:
@@ -229,6 +275,8 @@ def _demo(words: _Words, color: ColorMode) -> Command | UsageError:
 def _command(command: str, words: _Words) -> Command | UsageError:
     if command == "diff":
         return _diff(words)
+    if command == "report":
+        return _report(words)
     color = _color(words)
     if isinstance(color, UsageError):
         return color

@@ -101,6 +101,8 @@ def run_diff(command: DiffCommand, output: Output) -> int:
     """`diff <expected> <actual>`: exit 0 when equivalent, else 2 (CLI-7).
 
     The expected file is loaded first, so when both fail the first one is reported (GAP-5).
+    `--drift` follows the reference's output with the drift report (issue 25), as lines or,
+    with `--json`, as its own document; `--format markdown` prints the Markdown report.
     """
     from cassette_format import load_cassette
     from cassette_topology import diff_cassettes
@@ -111,14 +113,31 @@ def run_diff(command: DiffCommand, output: Output) -> int:
     try:
         expected = load_cassette(command.expected)
         actual = load_cassette(command.actual)
-        document = diff_cassettes(expected, actual).as_document()
+        diff = diff_cassettes(expected, actual)
+        document = diff.as_document()
+        drift = None
+        if command.drift or command.markdown:
+            from cassette_topology.drift import drift_report
+
+            drift = drift_report(expected.interactions, actual.interactions)
     except Exception as error:  # the CLI edge: every failure is a message
         return _failed(output, error)
+    code = 0 if diff.equivalent else 2
+    if command.markdown and drift is not None:
+        from cassette_cli.markdown import markdown_report
+
+        output.out(markdown_report(diff, drift, command.expected, command.actual))
+        return code
     if command.json:
-        output.out(json_document(document))
-    else:
-        for line in diff_lines(
-            document, command.expected, command.actual, show_calls=command.show_calls
-        ):
+        output.out(json_document(document if drift is None else drift.as_document()))
+        return code
+    for line in diff_lines(
+        document, command.expected, command.actual, show_calls=command.show_calls
+    ):
+        output.out(line)
+    if drift is not None:
+        from cassette_cli.drift_text import drift_lines
+
+        for line in drift_lines(drift):
             output.out(line)
-    return 0 if document.get("equivalent") is True else 2
+    return code
