@@ -43,6 +43,7 @@ def test_help_prints_usage_and_succeeds(args: tuple[str, ...]) -> None:  # CLI-2
         (("inspect", "--help"), "inspect"),
         (("diff", "a", "--help"), "diff"),
         (("demo", "--help"), "demo"),
+        (("report", "--help"), "report"),
     ],
 )
 def test_command_help_prints_that_commands_own_help(  # beyond CLI-2 (issue 27)
@@ -58,11 +59,12 @@ def test_command_help_prints_that_commands_own_help(  # beyond CLI-2 (issue 27)
     accepted = {
         "verify": ("--json", "--jobs", "--color"),
         "inspect": ("--json", "--show-calls", "--tree", "--color"),
-        "diff": ("--json", "--show-calls"),
+        "diff": ("--json", "--show-calls", "--drift", "--format"),
         "demo": ("--dir", "--color"),
+        "report": ("-o", "--against"),
     }[command]
     assert all(f"  {option}" in out for option in accepted)
-    others = {"verify", "inspect", "diff", "demo"} - {command}
+    others = {"verify", "inspect", "diff", "demo", "report"} - {command}
     assert not any(f"cassette {other} " in out for other in others)
     assert "Exit codes:" in out
     assert "Example: cassette " + command in out

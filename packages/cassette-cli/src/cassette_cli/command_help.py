@@ -52,15 +52,20 @@ Example: cassette inspect tests/cassettes/test_flow/test_plan.cassette.jsonl --t
 
 _DIFF: Final = """\
 Usage:
-  cassette diff <expected> <actual> [--json] [--show-calls]
+  cassette diff <expected> <actual> [--json] [--show-calls] [--drift]
+  cassette diff <expected> <actual> --format text|json|markdown
 
 Compares two cassettes by stable call identity (parent path, parent context, request,
 occurrence), never by completion order: calls added, removed, with a changed outcome or
 boundary, policy changes; timing changes are informational.
 
 Options:
-  --show-calls   one line per changed call
-  --json         print the diff document
+  --show-calls        one line per changed call
+  --json              print the diff document (same as --format json)
+  --drift             then the drift report: what became of every call (unchanged, added,
+                      removed, request changed and which members, parent context changed,
+                      outcome changed, boundary changed); with --json, its own document
+  --format markdown   the drift report as a Markdown table (pull requests, step summaries)
 
 Exit codes: 0 equivalent; 2 they differ or are not comparable; 1 unreadable or invalid
 file, or a usage error.
@@ -81,10 +86,26 @@ Options:
 Exit codes: 0 the tour ran; 1 a step failed, or a usage error.
 Example: cassette demo --dir demo"""
 
+_REPORT: Final = """\
+Usage:
+  cassette report <cassette> [--against <older>] -o <report.html>
+
+Writes one self-contained HTML page (no network, no external asset): the call tree with a
+timeline of each call's start and duration, outcome kinds, stop-reason categories and
+redaction counts. Metadata only: never a prompt, result or error body.
+
+Options:
+  -o, --output FILE   where to write the page (required)
+  --against OLDER     colour every call by its drift against an older cassette
+
+Exit codes: 0 written; 1 unreadable or invalid cassette, unwritable page, or a usage error.
+Example: cassette report flow.cassette.jsonl --against main.cassette.jsonl -o report.html"""
+
 #: The help text of each command, printed by `cassette <command> --help` (exit 0).
 COMMAND_HELP: Final[dict[str, str]] = {
     "verify": _VERIFY,
     "inspect": _INSPECT,
     "diff": _DIFF,
     "demo": _DEMO,
+    "report": _REPORT,
 }

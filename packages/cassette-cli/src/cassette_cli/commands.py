@@ -136,7 +136,7 @@ def run_diff(command: DiffCommand, output: Output) -> int:
     ):
         output.out(line)
     if drift is not None:
-        from cassette_cli.drift_text import drift_lines
+        from cassette_topology.drift_terms import drift_lines
 
         for line in drift_lines(drift):
             output.out(line)

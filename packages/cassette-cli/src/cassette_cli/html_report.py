@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from typing import Final
 
 from cassette_topology.drift import DRIFT_KINDS, DriftEntry, DriftReport
+from cassette_topology.drift_terms import KIND_TITLES, entry_details, entry_keys
 
 from cassette_cli.decimals import one_decimal
 from cassette_cli.display import display
-from cassette_cli.drift_terms import KIND_TITLES, entry_details, entry_keys
 from cassette_cli.report_view import ReportCall, ReportView, removed_entries
 
 __all__ = ["ERROR_HOOK", "html_report"]

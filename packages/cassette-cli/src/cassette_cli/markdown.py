@@ -14,9 +14,9 @@ from typing import Final
 
 from cassette_topology.diff import CassetteDiff
 from cassette_topology.drift import DriftReport
+from cassette_topology.drift_terms import KIND_TITLES, counts_line, entry_details, entry_keys
 
 from cassette_cli.display import display
-from cassette_cli.drift_terms import KIND_TITLES, counts_line, entry_details, entry_keys
 
 __all__ = ["markdown_report", "markdown_text"]
 

@@ -18,13 +18,13 @@ from typing import Final, Literal
 
 from cassette_canonical import fingerprint, utf16_sort_key
 from cassette_format import classify_stop_reason
-from cassette_format.identity import CallIdentity
 from cassette_format.records import (
     CassetteInteraction,
     FullRequestView,
     RequestMetadata,
     ResultOutcome,
 )
+from cassette_format.records.identity import CallIdentity
 
 from cassette_topology.call_keys import ROOT_KEY
 from cassette_topology.closest import metadata_differences

@@ -1,15 +1,18 @@
-"""Words for the drift report (issue 25), shared by the text, Markdown and HTML renderers.
+"""Words for the drift report (issue 25): the CLI's text, Markdown and HTML and pytest's report.
 
-Every string returned here is raw: each renderer escapes it for its own medium.
+Every string returned here is raw, except `drift_lines`, which escapes for a terminal
+(CLI-8); each other renderer escapes for its own medium.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from cassette_canonical.display_text import display
+
 from cassette_topology.drift import DRIFT_KINDS, DriftEntry, DriftKind, DriftReport
 
-__all__ = ["KIND_TITLES", "counts_line", "entry_details", "entry_keys"]
+__all__ = ["KIND_TITLES", "counts_line", "drift_lines", "entry_details", "entry_keys"]
 
 #: How each drift kind reads in a report.
 KIND_TITLES: Final[dict[DriftKind, str]] = {
@@ -60,3 +63,13 @@ def entry_details(entry: DriftEntry) -> tuple[str, ...]:
         if side is not None:
             details.append(side.term)
     return tuple(details)
+
+
+def drift_lines(report: DriftReport) -> list[str]:
+    """`Drift: <counts>`, then one line per changed identity: kind, key(s), what differs."""
+    lines = [f"Drift: {counts_line(report)}"]
+    for entry in report.changed:
+        details = "; ".join(entry_details(entry))
+        line = f"  {KIND_TITLES[entry.kind]}  {display(entry_keys(entry))}"
+        lines.append(f"{line}  {display(details)}" if details else line)
+    return lines
