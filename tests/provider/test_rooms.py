@@ -24,6 +24,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"record", "replay"}),
     frozenset({"install.py"}),
     frozenset({"episodes.py"}),
+    frozenset({"refresh.py"}),
     frozenset({"pytest"}),
     frozenset({"__init__.py"}),
 )

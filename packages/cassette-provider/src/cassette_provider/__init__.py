@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from cassette_provider.models import load_session_log as load_session_log
     from cassette_provider.models import session_scope as session_scope
     from cassette_provider.models import write_session_logs as write_session_logs
+    from cassette_provider.refresh import RefreshHandle as RefreshHandle
+    from cassette_provider.refresh import install_refresh as install_refresh
 
 _attribute, _names = lazy_exports(
     __name__,
@@ -71,6 +73,7 @@ _attribute, _names = lazy_exports(
             "SubagentRun",
         ),
         "cassette_provider.contract.registry": ("ProviderRegistry", "ProviderRegistryError"),
+        "cassette_provider.refresh": ("RefreshHandle", "install_refresh"),
         "cassette_provider.install": (
             "CassetteHandle",
             "RecordConfig",

@@ -30,7 +30,7 @@ from cassette_provider.contract.protocol import (
 )
 from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.install import CassetteHandle, RecordConfig, ReplayConfig, install_cassette
-from cassette_provider.replay.replayer import ReplayTally
+from cassette_provider.replay.replayer import ReplayTally, ReplayUse
 
 __all__ = ["EpisodeCounts", "EpisodeHandle", "EpisodeProvider", "install_episodes", "is_miss"]
 
@@ -144,6 +144,10 @@ class EpisodeHandle:
         """Replay: raise CassetteMismatchError if interactions remain (MATCH-4)."""
         if self._replay is not None:
             self._replay.assert_consumed()
+
+    def replay_use(self) -> ReplayUse | None:
+        """The recorded call keys and those replayed or covered (None when nothing replays)."""
+        return None if self._replay is None else self._replay.replay_use()
 
     async def dispose(self, *, interrupted: bool = False) -> None:
         """Unregister, finish the recording (if any), then the replay's consumption check.

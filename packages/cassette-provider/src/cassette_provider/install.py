@@ -32,7 +32,13 @@ from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.live.redact import compile_redactor
 from cassette_provider.models.context import MODEL_SESSIONS
 from cassette_provider.record.recorder import DISPOSE_TIMEOUT, RecordingProvider
-from cassette_provider.replay.replayer import ReplayProvider, ReplayTally, Timing, replayable
+from cassette_provider.replay.replayer import (
+    ReplayProvider,
+    ReplayTally,
+    ReplayUse,
+    Timing,
+    replayable,
+)
 from cassette_provider.replay.timing import check_recorded_delays
 
 __all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
@@ -123,8 +129,10 @@ class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
         first: Callable[[], None] | None = None,
         interrupted: Callable[[], None] | None = None,
         tally: Callable[[], ReplayTally] | None = None,
+        use: Callable[[], ReplayUse] | None = None,
     ) -> None:
         self._first = first
+        self._use = use
         self._tally = tally
         self._interrupted = interrupted
         self.mode = mode
@@ -142,6 +150,10 @@ class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
     def replay_tally(self) -> ReplayTally | None:
         """Replay: consumed, covered and remaining interactions so far; record: None."""
         return None if self._tally is None else self._tally()
+
+    def replay_use(self) -> ReplayUse | None:
+        """Replay: the recorded call keys and those used so far (issue 25); record: None."""
+        return None if self._use is None else self._use()
 
     async def dispose(self) -> None:
         """Dispose once; a failed dispose is raised again on every later call, on any loop."""
@@ -325,6 +337,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
         consumed=provider.assert_consumed,
         first=unregister,
         tally=provider.tally,
+        use=provider.replay_use,
     )
 
 

@@ -351,6 +351,10 @@ class InteractionMatcher:
             )
         )
 
+    def call_keys(self) -> frozenset[str]:
+        """Every recorded call key this matcher replays from."""
+        return frozenset(self._slots)
+
     def is_consumed(self, call_key: str) -> bool:
         """Whether the interaction with this call key has been replayed by a live call."""
         position = self._calls.find_call(call_key)

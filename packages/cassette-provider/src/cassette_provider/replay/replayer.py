@@ -43,6 +43,7 @@ __all__ = [
     "ReplayProvider",
     "ReplayRun",
     "ReplayTally",
+    "ReplayUse",
     "Timing",
     "replayable",
 ]
@@ -88,6 +89,14 @@ class ReplayTally:
     consumed: int
     covered: tuple[CoveredCall, ...]
     remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayUse:
+    """Which recorded calls a replay used (issue 25): all call keys, and the used ones."""
+
+    keys: frozenset[str]
+    used: frozenset[str]
 
 
 def recorded_error(error: RecordedError) -> CassetteRecordedError:
@@ -143,6 +152,11 @@ class ReplayProvider(ProviderIdentity):
         """Raise CassetteMismatchError if interactions remain (MATCH-4)."""
         with self._matching:
             value_or_raise(self._matcher.assert_consumed())
+
+    def replay_use(self) -> ReplayUse:
+        """Every recorded call key, and those replayed or covered beneath a replayed call."""
+        state = self._matcher.state()
+        return ReplayUse(self._matcher.call_keys(), state.consumed | state.covered)
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
