@@ -1,9 +1,10 @@
 """The plugin costs pytest runs that never use a cassette almost nothing (issue 14).
 
 pytest loads the `cassette` entry point in every run on a machine with cassette-provider
-installed. Until a cassette fixture is requested, only the plugin module and its package's
-lazy `__init__` (with cassette_format's, which holds the lazy-export helper both use) may be
-imported: no format, topology, canonical or provider stack.
+installed. Until a cassette fixture is requested, only the plugin module, its unused-cassette
+tracker (standard library and pytest only, issue 25) and its package's lazy `__init__` (with
+cassette_format's, which holds the lazy-export helper both use) may be imported: no format,
+topology, canonical or provider stack.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _PLUGIN_ONLY = {
     "cassette_provider",
     "cassette_provider.pytest",
     "cassette_provider.pytest.plugin",
+    "cassette_provider.pytest.unused",
 }
 
 _PROBE = """

@@ -26,16 +26,36 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import pytest
 
+from cassette_provider.pytest.unused import (
+    UNUSED_INI,
+    UNUSED_MODES,
+    UNUSED_OPTION,
+    UnusedCassettes,
+    UnusedReport,
+    UseRecord,
+)
+
 if TYPE_CHECKING:  # the provider is imported lazily, inside the fixtures that need it
+    from cassette_format.records.cassette_file import CassetteFile
+    from cassette_topology.drift import DriftReport
+
     from cassette_provider.contract.registry import ProviderRegistry
     from cassette_provider.episodes import EpisodeHandle
     from cassette_provider.pytest.network_guard import NetworkGuard
+    from cassette_provider.refresh import RefreshHandle
     from cassette_provider.replay.replayer import ReplayTally
 
-RecordMode: TypeAlias = Literal["none", "once", "new_episodes", "all", "rewrite"]
+RecordMode: TypeAlias = Literal["none", "once", "new_episodes", "all", "rewrite", "refresh"]
 """vcrpy / pytest-recording names, with subagent-cassette semantics (see `plan_cassette`)."""
 
-RECORD_MODES: Final[tuple[RecordMode, ...]] = ("none", "once", "new_episodes", "all", "rewrite")
+RECORD_MODES: Final[tuple[RecordMode, ...]] = (
+    "none",
+    "once",
+    "new_episodes",
+    "all",
+    "rewrite",
+    "refresh",
+)
 DEFAULT_MODE: Final[RecordMode] = "none"
 MARKER: Final = "subagent_cassette"
 LEGACY_MARKER: Final = "cassette"
@@ -54,7 +74,7 @@ REPORT_ATTRIBUTE: Final = "subagent_cassette"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _PLAN_KEYS: Final = frozenset({"path", "record_mode", "block_network"})
 
-Action: TypeAlias = Literal["record", "replay", "new_episodes"]
+Action: TypeAlias = Literal["record", "replay", "new_episodes", "refresh"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +134,12 @@ def plan_cassette(
     new_episodes: replay what matches and append what does not (one provider), or record.
     all: re-record now (truncate, committed at the end whatever the outcome).
     rewrite: re-record into a temporary file that replaces the cassette only on a pass.
+    refresh: replay what matches, record what does not, drop what nothing used; the new
+    cassette replaces the old one only on a pass (or record a missing file).
     """
+    if mode == "refresh":
+        action: Action = "refresh" if exists else "record"
+        return CassettePlan(action, path, "append" if exists else "create", options)
     if mode == "all":
         return CassettePlan("record", path, "truncate", options)
     if mode == "rewrite":
@@ -188,6 +213,13 @@ def mismatch_report(error: BaseException) -> str | None:
     return report(error)
 
 
+def unused_lines(report: UnusedReport, root: Path) -> list[str]:
+    """The unused-cassettes summary lines (counts, call keys, files), escaped."""
+    from cassette_provider.pytest.reports import unused_lines as lines
+
+    return lines(report, root)
+
+
 def covered_report(tally: ReplayTally | None) -> str | None:
     """A replay's covered calls as report lines (call keys only), or None when none were."""
     from cassette_provider.pytest.reports import covered_report as report
@@ -208,7 +240,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=(
             "none: replay only (default); once: record missing cassettes; new_episodes: "
             "replay matches and append new calls; all: re-record; rewrite: re-record and "
-            f"replace only when the test passes. Overrides ${ENV} and the {INI} ini option."
+            "replace only when the test passes; refresh: replay matches, re-record only what "
+            "changed, drop what is unused, replace only when the test passes. "
+            f"Overrides ${ENV} and the {INI} ini option."
         ),
     )
     group.addoption(
@@ -221,6 +255,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(INI, "default subagent cassette record mode", default=None)
     parser.addini(INI_ALIAS, f"alias of {INI}", default=None)
     parser.addini(BLOCK_INI, "block the network during replay", type="bool", default=False)
+    group.addoption(
+        UNUSED_OPTION,
+        action="store",
+        dest="subagent_cassette_unused",
+        choices=UNUSED_MODES,
+        default=None,
+        help=(
+            "at the end of the run, report recorded interactions and cassette files under "
+            "each test directory's cassettes/ that no test used (xdist workers included): "
+            f"warn (default) or fail. Overrides the {UNUSED_INI} ini option."
+        ),
+    )
+    parser.addini(UNUSED_INI, "warn or fail on unused cassettes (default warn)", default=None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -237,6 +284,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     _configured_mode(config)
     config.pluginmanager.register(_RunTotals(config), "subagent-cassette-totals")
+    unused = UnusedCassettes(config, default_cassette_path, unused_lines)
+    config.stash[_UNUSED] = unused
+    config.pluginmanager.register(unused, "subagent-cassette-unused")
 
 
 def _configured_mode(config: pytest.Config) -> RecordMode:
@@ -309,13 +359,24 @@ def rewrite_target(path: Path) -> Path:
     return path.with_name(f"{path.name}.rewrite-{os.getpid()}-{secrets.token_hex(4)}")
 
 
-def _install(plan: CassettePlan, registry: ProviderRegistry, target: Path) -> EpisodeHandle:
+def _install(
+    plan: CassettePlan, registry: ProviderRegistry, target: Path
+) -> EpisodeHandle | RefreshHandle:
     """Build the configs for the plan and install them behind one episode provider."""
     from cassette_provider.episodes import install_episodes
     from cassette_provider.install import RecordConfig, ReplayConfig
 
     options = {k: v for k, v in plan.options.items() if k not in _PLAN_KEYS}
     record, replay = _split_for_provider(options)
+    if plan.action == "refresh":
+        from cassette_provider.refresh import install_refresh
+
+        return install_refresh(
+            registry,
+            RecordConfig(file=str(plan.path), **record),  # type: ignore[arg-type]
+            ReplayConfig(file=str(plan.path), **replay),  # type: ignore[arg-type]
+            commit_on_dispose=False,  # `settle` commits once the test passed
+        )
     if plan.action == "replay":
         return install_episodes(registry, replay=ReplayConfig(file=str(plan.path), **replay))  # type: ignore[arg-type]
     write_mode = plan.write_mode if plan.write_mode is not None else "create"
@@ -335,7 +396,7 @@ class _CassetteSession:
     """One test's installed cassette, its loop, its guard, and how it was finished."""
 
     plan: CassettePlan
-    handle: EpisodeHandle
+    handle: EpisodeHandle | RefreshHandle
     loop: asyncio.AbstractEventLoop
     owns_loop: bool
     target: Path
@@ -344,6 +405,9 @@ class _CassetteSession:
     covered: str | None = None
     covered_count: int = 0
     settled: bool = False
+    before: CassetteFile | None = None
+    drift: list[str] | None = None
+    uses: UseRecord | None = None
 
     def finish(self, *, interrupted: bool = False) -> BaseException | None:
         """Dispose of the handle once; return what it raised (unconsumed calls, write faults).
@@ -360,27 +424,66 @@ class _CassetteSession:
             self.loop.run_until_complete(self.handle.dispose(interrupted=interrupted))
         except Exception as error:  # reported as the test's failure by the caller
             return error
+        finally:
+            self._record_use()
         return None
 
-    def settle(self, *, passed: bool) -> None:
-        """`rewrite`: move the new recording over the cassette on a pass, else discard it."""
-        if self.settled or not self.plan.rewrite:
+    def _record_use(self) -> None:
+        """Tell the run which recorded calls this test used (unused cassettes, issue 25)."""
+        if self.uses is None:
             return
+        use = self.handle.replay_use()
+        self.uses.used(
+            os.path.abspath(self.plan.path),
+            () if use is None else use.keys,
+            () if use is None else use.used,
+            recorded=self.plan.action in {"record", "refresh"},
+        )
+
+    def settle(self, *, passed: bool) -> BaseException | None:
+        """`rewrite` and `refresh`: replace the cassette on a pass, else discard the new one.
+
+        Returns what a refresh commit raised (the test then fails). Afterwards the drift
+        of a re-recorded cassette against the one it replaced is kept for the summary.
+        """
+        if self.settled:
+            return None
         self.settled = True
-        if passed and self.target.is_file():
-            os.replace(self.target, self.plan.path)
-        else:
-            self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
+        handle = self.handle
+        from cassette_provider.refresh import RefreshHandle
+
+        if isinstance(handle, RefreshHandle):
+            if not passed:
+                handle.discard()
+                return None
+            try:
+                self.loop.run_until_complete(handle.commit())
+            except Exception as error:  # reported as the test's failure by the caller
+                return error
+            self.drift = None if handle.drift is None else drift_lines_for(handle.drift)
+            return None
+        if self.plan.rewrite:
+            if passed and self.target.is_file():
+                os.replace(self.target, self.plan.path)
+            else:
+                self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
+                return None
+        if self.before is not None and self.plan.action == "record":
+            self.drift = drift_against(self.before, self.plan.path)
+        return None
 
     def stats(self) -> dict[str, object]:
         """What the end-of-run summary needs from this test (plain data, xdist-serializable)."""
         counts = self.handle.provider.counts()
-        return {
+        stats: dict[str, object] = {
             "action": self.plan.action,
             "replayed": counts.replayed,
             "recorded": counts.recorded,
             "covered": self.covered_count,
         }
+        if self.drift is not None:
+            stats["drift"] = {"path": str(self.plan.path), "lines": self.drift}
+        return stats
 
     def close(self) -> None:
         """Release the guard and the private loop of a sync test."""
@@ -391,6 +494,7 @@ class _CassetteSession:
 
 
 _SESSION = pytest.StashKey[_CassetteSession]()
+_UNUSED = pytest.StashKey[UnusedCassettes]()
 _LATE_FAILURE = pytest.StashKey[str]()
 
 
@@ -443,7 +547,7 @@ def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
 @pytest.fixture
 def subagent_cassette(
     request: pytest.FixtureRequest, cassette_registry: ProviderRegistry
-) -> Iterator[EpisodeHandle]:
+) -> Iterator[EpisodeHandle | RefreshHandle]:
     """Install this test's cassette on `cassette_registry` and yield its handle.
 
     Works for async tests (on their loop) and sync ones (on a private loop). The handle is
@@ -470,6 +574,10 @@ def subagent_cassette(
             pytest.fail(failure_message(str(plan.path), plan.action, error), pytrace=False)
         raise
     session = _CassetteSession(plan, handle, loop, owns_loop, target)
+    unused = request.config.stash.get(_UNUSED, None)
+    session.uses = None if unused is None else unused.record
+    if plan.action == "record" and plan.path.is_file():  # all, rewrite: drift against it
+        session.before = _loaded_or_none(plan.path)
     if plan.action == "replay" and plan.options.get("block_network") is True:
         from cassette_provider.pytest.network_guard import NetworkGuard
 
@@ -486,6 +594,33 @@ def subagent_cassette(
                 raise late
         finally:
             session.close()
+
+
+def _loaded_or_none(path: Path) -> CassetteFile | None:
+    """The cassette a re-recording replaces, for its drift report; None if it is unreadable."""
+    from cassette_format.read.parse import load_cassette
+
+    try:
+        return load_cassette(path)
+    except Exception:  # a broken old cassette is being re-recorded: no drift to show
+        return None
+
+
+def drift_lines_for(report: DriftReport) -> list[str]:
+    """The drift report as escaped lines (counts, then one line per changed call)."""
+    from cassette_topology.drift_terms import drift_lines
+
+    return drift_lines(report)
+
+
+def drift_against(before: CassetteFile, path: Path) -> list[str] | None:
+    """The drift of the cassette now at `path` against the one it replaced, as lines."""
+    from cassette_topology.drift import drift_report
+
+    after = _loaded_or_none(path)
+    if after is None:
+        return None
+    return drift_lines_for(drift_report(before.interactions, after.interactions))
 
 
 def _failure_message(session: _CassetteSession, error: BaseException) -> str:
@@ -528,7 +663,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         raise
     if session is not None:
         failure = _outcome_failure(session, session.finish())
-        session.settle(passed=failure is None)
+        unsettled = session.settle(passed=failure is None)
+        if failure is None and unsettled is not None:
+            failure = _failure_message(session, unsettled)
         if failure is not None:
             pytest.fail(failure, pytrace=False)
     return outcome
@@ -591,17 +728,25 @@ class _RunTotals:
     def __init__(self, config: pytest.Config) -> None:
         self._config = config
         self.totals: dict[str, int] = {}
+        self.drifts: list[tuple[str, Mapping[str, object]]] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Add a test's cassette use (the call phase's report carries it)."""
         stats = getattr(report, REPORT_ATTRIBUTE, None)
         if report.when == "call" and isinstance(stats, Mapping):
             _add_stats(self.totals, stats)
+            drift = stats.get("drift")
+            if isinstance(drift, Mapping):
+                self.drifts.append((report.nodeid, drift))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """One line at the end of a run that used subagent cassettes."""
         if not self.totals or hasattr(self._config, "workerinput"):
             return
-        from cassette_provider.pytest.reports import summary_line
+        from cassette_provider.pytest.reports import drift_summary, summary_line
 
+        if self.drifts:
+            terminalreporter.section("subagent cassette drift")
+            for line in drift_summary(sorted(self.drifts, key=lambda item: item[0])):
+                terminalreporter.write_line(line)
         terminalreporter.write_line(summary_line(self.totals))

@@ -7,6 +7,7 @@ hostile label cannot steer a terminal or a JUnit XML reader. Loaded only when a 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -16,12 +17,16 @@ from cassette_topology.closest import lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cassette_provider.pytest.unused import UnusedReport
     from cassette_provider.replay.replayer import ReplayTally
 
 __all__ = [
     "DIAGNOSTIC_SECTION",
     "covered_report",
     "diagnostic_text",
+    "drift_summary",
     "failure_message",
     "find_mismatch",
     "lead_for",
@@ -29,6 +34,7 @@ __all__ = [
     "refused_report",
     "summary_line",
     "swallowed_report",
+    "unused_lines",
 ]
 
 DIAGNOSTIC_SECTION: Final = "subagent cassette diagnostic"
@@ -161,3 +167,37 @@ def summary_line(totals: Mapping[str, int]) -> str:
         f"{totals.get('recorded', 0)} recorded, {totals.get('live_calls', 0)} live call(s), "
         f"{totals.get('covered', 0)} covered"
     )
+
+
+def drift_summary(drifts: Sequence[tuple[str, Mapping[str, object]]]) -> list[str]:
+    """Per re-recorded test: its node id and cassette, then its drift lines (already escaped)."""
+    lines: list[str] = []
+    for nodeid, drift in drifts:
+        path = drift.get("path")
+        lines.append(f"{display(nodeid)}  {display(path if isinstance(path, str) else '')}")
+        found = drift.get("lines")
+        if isinstance(found, list):
+            lines.extend(f"  {line}" for line in found if isinstance(line, str))
+    return lines
+
+
+_UNUSED_SAMPLE: Final = 5
+
+
+def unused_lines(report: UnusedReport, root: Path) -> list[str]:
+    """The unused-cassettes summary: counts, each cassette's unused call keys, each file."""
+
+    def shown(path: str) -> str:
+        return display(os.path.relpath(path, root))
+
+    count = sum(len(found) for _, found in report.interactions)
+    lines = [
+        f"{count} unused interaction(s) in {len(report.interactions)} cassette(s), "
+        f"{len(report.files)} unused cassette file(s)"
+    ]
+    for path, found in report.interactions:
+        sample = ", ".join(display(key) for key in found[:_UNUSED_SAMPLE])
+        more = f" and {len(found) - _UNUSED_SAMPLE} more" if len(found) > _UNUSED_SAMPLE else ""
+        lines.append(f"  {shown(path)}: {sample}{more}")
+    lines.extend(f"  {shown(path)} (no test used this cassette)" for path in report.files)
+    return lines
