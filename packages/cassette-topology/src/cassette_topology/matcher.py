@@ -353,7 +353,15 @@ class InteractionMatcher:
 
     def call_keys(self) -> frozenset[str]:
         """Every recorded call key this matcher replays from."""
-        return frozenset(self._slots)
+        calls = self._calls
+        return frozenset(calls.call_key(at) for at in range(len(calls)))
+
+    def used_call_keys(self) -> frozenset[str]:
+        """The call keys replayed by a live call or covered beneath one (issue 25)."""
+        calls, consumed, beneath = self._calls, self._consumed, self._beneath
+        return frozenset(
+            calls.call_key(at) for at in range(len(calls)) if consumed[at] or beneath[at]
+        )
 
     def is_consumed(self, call_key: str) -> bool:
         """Whether the interaction with this call key has been replayed by a live call."""

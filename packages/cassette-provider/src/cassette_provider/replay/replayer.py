@@ -155,8 +155,7 @@ class ReplayProvider(ProviderIdentity):
 
     def replay_use(self) -> ReplayUse:
         """Every recorded call key, and those replayed or covered beneath a replayed call."""
-        state = self._matcher.state()
-        return ReplayUse(self._matcher.call_keys(), state.consumed | state.covered)
+        return ReplayUse(self._matcher.call_keys(), self._matcher.used_call_keys())
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
