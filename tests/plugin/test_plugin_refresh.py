@@ -14,31 +14,17 @@ import json
 from pathlib import Path
 
 import pytest
+from plugin.inner_project import UPSTREAM_CONFTEST
 
-CONFTEST = """
-import os
-
-import pytest
-from cassette_provider import FunctionProvider, ProviderRegistry
-
-
-async def run_child(request, child):
-    text = "live " + request.label
-    return {"output": [{"type": "text", "text": text}], "stopReason": "completed"}
-
-
-@pytest.fixture
-def cassette_registry():
-    registry = ProviderRegistry()
-    if os.environ.get("CASSETTE_TEST_UPSTREAM") == "1":
-        registry.register(FunctionProvider("spawn", run_child))
-    return registry
-
+CONFTEST = (
+    UPSTREAM_CONFTEST
+    + """
 
 @pytest.fixture
 def subagent_cassette_config():
     return {"request_storage": os.environ.get("CASSETTE_TEST_STORAGE", "metadata")}
 """
+)
 
 SUITE = """
 import os

@@ -12,26 +12,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from plugin.inner_project import UPSTREAM_CONFTEST
 
-CONFTEST = """
-import os
-
-import pytest
-from cassette_provider import FunctionProvider, ProviderRegistry, SimpleAgent, StartRequest
-
-
-async def run_child(request, child):
-    text = "live " + request.label
-    return {"output": [{"type": "text", "text": text}], "stopReason": "completed"}
-
-
-@pytest.fixture
-def cassette_registry():
-    registry = ProviderRegistry()
-    if os.environ.get("CASSETTE_TEST_UPSTREAM") == "1":
-        registry.register(FunctionProvider("spawn", run_child))
-    return registry
-
+CONFTEST = (
+    UPSTREAM_CONFTEST
+    + """
 
 async def ask(registry, labels):
     parent = SimpleAgent(options={"agent": "planner"})
@@ -44,6 +29,7 @@ async def ask(registry, labels):
         finally:
             await run.dispose()
 """
+)
 
 TEST_A = """
 import os

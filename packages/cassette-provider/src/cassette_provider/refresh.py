@@ -144,15 +144,10 @@ async def _write(
     path: str, old: CassetteFile, plan: RefreshPlan
 ) -> tuple[CassetteInteraction, ...]:
     """Write the plan under the old header (truncate: a partial file renamed over at close)."""
-    writer = await CassetteWriter.open(path, old.header, "truncate")
     written: list[CassetteInteraction] = []
-    try:
-        for body in plan.bodies:
+    async with await CassetteWriter.open(path, old.header, "truncate") as writer:
+        for body in plan.bodies:  # an exception marks the recording interrupted: no commit
             written.append(await writer.append(body))
-    except BaseException:
-        await writer.abandon()
-        raise
-    await writer.close()
     return tuple(written)
 
 

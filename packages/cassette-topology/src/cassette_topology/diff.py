@@ -183,7 +183,8 @@ class CassetteDiff:
         }
 
 
-def _summarize(interaction: CassetteInteraction) -> CallSummary:
+def call_summary(interaction: CassetteInteraction) -> CallSummary:
+    """DIFF-5 facts of one interaction: identity, outcome kind, stop category, fingerprint."""
     outcome = interaction.outcome
     return CallSummary(
         identity=interaction.identity,
@@ -205,10 +206,13 @@ def _summarize(interaction: CassetteInteraction) -> CallSummary:
 
 
 def _sorted_summaries(interactions: tuple[CassetteInteraction, ...]) -> list[CallSummary]:
-    return sorted((_summarize(item) for item in interactions), key=lambda s: s.identity.sort_key())
+    return sorted(
+        (call_summary(item) for item in interactions), key=lambda s: s.identity.sort_key()
+    )
 
 
-def _boundary_fields(expected: CallSummary, actual: CallSummary) -> tuple[BoundaryField, ...]:
+def boundary_fields(expected: CallSummary, actual: CallSummary) -> tuple[BoundaryField, ...]:
+    """The publication flags that differ, `published` before `local` (DIFF-4)."""
     fields: list[BoundaryField] = []
     if expected.published != actual.published:
         fields.append("published")
@@ -246,7 +250,7 @@ def diff_cassettes(expected: CassetteFile, actual: CassetteFile) -> CassetteDiff
             continue
         if old.outcome_fingerprint != new.outcome_fingerprint:
             outcome_changed.append(ChangedCall(old, new))
-        fields = _boundary_fields(old, new)
+        fields = boundary_fields(old, new)
         if fields:
             boundary_changed.append(BoundaryChangedCall(old, new, fields))
         timing.append(

@@ -14,20 +14,19 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
-from cassette_canonical import fingerprint, utf16_sort_key
-from cassette_format import classify_stop_reason
+from cassette_canonical import utf16_sort_key
 from cassette_format.records import (
     CassetteInteraction,
     FullRequestView,
     RequestMetadata,
-    ResultOutcome,
 )
 from cassette_format.records.identity import CallIdentity
 
 from cassette_topology.call_keys import ROOT_KEY
 from cassette_topology.closest import metadata_differences
+from cassette_topology.diff import CallSummary, boundary_fields, call_summary
 from cassette_topology.member_paths import MemberPaths, differing_paths
 from cassette_topology.metadata import stored_request_metadata
 
@@ -49,50 +48,48 @@ DriftKind = Literal[
     "outcome-changed",
     "boundary-changed",
 ]
-#: Every kind, in the order reports count and colour them.
-DRIFT_KINDS: Final[tuple[DriftKind, ...]] = (
-    "unchanged",
-    "added",
-    "removed",
-    "request-changed",
-    "parent-context-changed",
-    "outcome-changed",
-    "boundary-changed",
-)
+#: Every kind, in the order reports count and colour them (declared once, by DriftKind).
+DRIFT_KINDS: Final[tuple[DriftKind, ...]] = get_args(DriftKind)
 
 
 @dataclass(frozen=True, slots=True)
 class DriftCall:
-    """One side of a drift entry: the call's key, identity, request metadata and outcome facts."""
+    """One side of a drift entry: the DIFF-5 call summary, its sequence and request metadata."""
 
+    summary: CallSummary
     sequence: int
-    call_key: str
-    identity: CallIdentity
     request_metadata: RequestMetadata
-    outcome_kind: str
-    stop_reason: str | None
-    outcome_fingerprint: str
-    published: bool
-    local: bool
+
+    @property
+    def call_key(self) -> str:
+        """The call's key."""
+        return self.summary.call_key
+
+    @property
+    def identity(self) -> CallIdentity:
+        """The call's stable identity (DIFF-1)."""
+        return self.summary.identity
 
     @property
     def term(self) -> str:
         """The stop-reason category of a result, else the outcome kind (CLI-7's `<term>`)."""
-        return self.stop_reason if self.stop_reason is not None else self.outcome_kind
+        summary = self.summary
+        return summary.stop_reason if summary.stop_reason is not None else summary.outcome_kind
 
     def as_document(self) -> dict[str, object]:
-        """Plain data: identity, call key, label, metadata and outcome facts; never bodies."""
+        """Plain data: sequence, identity, call key, label and metadata, outcome facts."""
+        summary = self.summary
         document: dict[str, object] = {
             "sequence": self.sequence,
-            **self.identity.record_json(self.call_key),
+            **summary.identity.record_json(summary.call_key),
             "requestMetadata": self.request_metadata.to_json(),
-            "outcomeKind": self.outcome_kind,
+            "outcomeKind": summary.outcome_kind,
         }
-        if self.stop_reason is not None:
-            document["stopReason"] = self.stop_reason
-        document["outcomeFingerprint"] = self.outcome_fingerprint
-        document["published"] = self.published
-        document["local"] = self.local
+        if summary.stop_reason is not None:
+            document["stopReason"] = summary.stop_reason
+        document["outcomeFingerprint"] = summary.outcome_fingerprint
+        document["published"] = summary.published
+        document["local"] = summary.local
         return document
 
 
@@ -182,42 +179,25 @@ class DriftReport:
 
 
 def _drift_call(interaction: CassetteInteraction) -> DriftCall:
-    outcome = interaction.outcome
     return DriftCall(
-        sequence=interaction.sequence,
-        call_key=interaction.call_key,
-        identity=interaction.identity,
-        request_metadata=stored_request_metadata(interaction.request),
-        outcome_kind=outcome.kind,
-        stop_reason=(
-            classify_stop_reason(outcome.stop_reason)
-            if isinstance(outcome, ResultOutcome)
-            else None
-        ),
-        # Verified records were canonicalized to check their hashes; "" keeps this total.
-        outcome_fingerprint=fingerprint(outcome.to_json()).value_or(""),
-        published=interaction.published,
-        local=interaction.local,
+        call_summary(interaction),
+        interaction.sequence,
+        stored_request_metadata(interaction.request),
     )
-
-
-def _boundary_fields(old: DriftCall, new: DriftCall) -> tuple[str, ...]:
-    fields: list[str] = []
-    if old.published != new.published:
-        fields.append("published")
-    if old.local != new.local:
-        fields.append("local")
-    return tuple(fields)
 
 
 def _same_identity(old: DriftCall, new: DriftCall) -> DriftEntry:
     """An identity on both sides: unchanged, or its outcome or boundary changed."""
-    fields = _boundary_fields(old, new)
-    if old.outcome_fingerprint != new.outcome_fingerprint:
+    fields = boundary_fields(old.summary, new.summary)
+    if _outcome_differs(old, new):
         return DriftEntry("outcome-changed", old, new, boundary_fields=fields)
     if fields:
         return DriftEntry("boundary-changed", old, new, boundary_fields=fields)
     return DriftEntry("unchanged", old, new)
+
+
+def _outcome_differs(old: DriftCall, new: DriftCall) -> bool:
+    return old.summary.outcome_fingerprint != new.summary.outcome_fingerprint
 
 
 def _member_paths(old: CassetteInteraction, new: CassetteInteraction) -> MemberPaths:
@@ -245,8 +225,8 @@ def _paired(kind: DriftKind, old: CassetteInteraction, new: CassetteInteraction)
         request_members=metadata_differences(after.request_metadata, before.request_metadata),
         request_paths=paths.paths,
         more_paths=paths.more,
-        boundary_fields=_boundary_fields(before, after),
-        outcome_changed=before.outcome_fingerprint != after.outcome_fingerprint,
+        boundary_fields=boundary_fields(before.summary, after.summary),
+        outcome_changed=_outcome_differs(before, after),
         context_changed=old.parent_context_fingerprint != new.parent_context_fingerprint,
     )
 
