@@ -19,6 +19,7 @@ from cassette_provider import (
     FunctionProvider,
     ProviderRegistry,
     RecordConfig,
+    ReplayConfig,
     SimpleAgent,
     StartRequest,
     install_cassette,
@@ -92,11 +93,15 @@ async def _record(
 
 
 async def _refresh(
-    path: Path, prompts: Mapping[str, str], storage: str, nests: str | None = None
+    path: Path,
+    prompts: Mapping[str, str],
+    storage: str,
+    nests: str | None = None,
+    replay: ReplayConfig | None = None,
 ) -> tuple[RefreshHandle, Upstream]:
     registry, upstream = _setup(nests)
     config = RecordConfig(file=str(path), request_storage=storage)  # type: ignore[arg-type]
-    handle = install_refresh(registry, config)
+    handle = install_refresh(registry, config, replay)
     assert isinstance(handle, RefreshHandle)
     async with handle:
         await _drive(registry, prompts)
@@ -210,15 +215,18 @@ async def test_a_failing_run_leaves_the_old_cassette_untouched(tmp_path: Path) -
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no staging, no partial
 
 
+@pytest.mark.parametrize("strict", [False, True])
 async def test_nested_subtrees_are_kept_under_a_replayed_call_and_renewed_under_a_new_one(
-    tmp_path: Path,
+    tmp_path: Path, strict: bool
 ) -> None:
     path = tmp_path / "flow.cassette.jsonl"
     await _record(path, THREE, "metadata", nests="alpha")
     old = load_cassette(path).interactions
     inner_old = next(item for item in old if item.parent_key != "root")
-    # alpha replays: its recorded inner call is covered, so kept without running.
-    handle, upstream = await _refresh(path, THREE, "metadata", nests="alpha")
+    # alpha replays: its recorded inner call is covered, so kept without running (even when
+    # strict_subtrees asks replay to demand every call: refresh keeps a replayed answer whole).
+    replay = ReplayConfig(strict_subtrees=strict)
+    handle, upstream = await _refresh(path, THREE, "metadata", nests="alpha", replay=replay)
     assert upstream.calls == []
     assert handle.plan is not None
     assert handle.plan.unchanged
