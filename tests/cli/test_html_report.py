@@ -7,15 +7,20 @@ Chromium is installed (`.ci/run` installs Debian's) and is skipped elsewhere.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from cassette_cli import main
+from cassette_cli.html_report import html_report
+from cassette_cli.report_view import report_view
 from cassette_format import load_cassette
+from cassette_format.records import CassetteInteraction, Timing
 from cli.recorded_runs import CANARY, HOSTILE, record
 from support.chromium import dump_dom, find_chromium
+from topology.builders import cassette, interaction, live_request
 
 CHILDREN = {"alpha": f"{CANARY} a", "beta": f"{CANARY} b", "fails": f"{CANARY} f"}
 
@@ -99,26 +104,38 @@ def test_every_call_is_shown_escaped_with_no_body_and_nothing_external(
     assert kinds["alpha"] == kinds["inner"] == "drift-unchanged"
 
 
-def test_the_timeline_overlaps_siblings_and_nests_children(
-    recorded: tuple[Path, Path], tmp_path: Path
-) -> None:
-    _, new = recorded
-    out = tmp_path / "report.html"
-    assert report(str(new), "-o", str(out))[0] == 0
-    page = parse(out.read_text(encoding="utf-8"))
-    spans = [
-        (float(bar["data-start-ms"]), float(bar["data-start-ms"]) + float(bar["data-duration-ms"]))
-        for bar in page.bars
+def test_the_timeline_overlaps_siblings_and_nests_children() -> None:
+    """Bars are placed by recorded start and duration: fixed timings, no clock involved."""
+    parent = interaction(1, live_request("a", "a"))
+    calls = [
+        timed(parent, "2026-01-01T00:00:00.000Z", 100),
+        timed(interaction(2, live_request("b", "b")), "2026-01-01T00:00:00.010Z", 50),
+        timed(interaction(3, live_request("c", "c")), "2026-01-01T00:00:00.200Z", 10),
+        timed(
+            interaction(4, live_request("n", "n"), parent_key=parent.call_key),
+            "2026-01-01T00:00:00.020Z",
+            30,
+        ),
     ]
+    page = parse(html_report(report_view(cassette(calls))))
     rows = [(row["data-label"], int(row["data-depth"])) for row in page.rows]
-    top = [index for index, (_, depth) in enumerate(rows) if depth == 0]
-    # Siblings started together: every pair of top-level spans overlaps in time.
-    assert all(spans[a][0] <= spans[b][1] and spans[b][0] <= spans[a][1] for a in top for b in top)
-    inner = next(index for index, (label, _) in enumerate(rows) if label == "inner")
-    assert rows[inner - 1] == ("alpha", 0)  # drawn right under its parent, one level deeper
-    assert rows[inner][1] == 1
-    assert spans[inner - 1][0] <= spans[inner][0]
-    assert spans[inner][1] <= spans[inner - 1][1] + 1.0  # within its parent (ms rounding)
+    assert rows == [("a", 0), ("n", 1), ("b", 0), ("c", 0)]  # nested right under its parent
+    spans = {
+        label: (float(bar["data-start-ms"]), float(bar["data-duration-ms"]))
+        for (label, _), bar in zip(rows, page.bars, strict=True)
+    }
+    assert spans == {"a": (0, 100), "n": (20, 30), "b": (10, 50), "c": (200, 10)}
+    percents = [[float(n) for n in re.findall(r"[\d.]+(?=%)", bar["style"])] for bar in page.bars]
+    left = {label: found[0] for (label, _), found in zip(rows, percents, strict=True)}
+    width = {label: found[1] for (label, _), found in zip(rows, percents, strict=True)}
+    assert left["b"] < left["a"] + width["a"]  # concurrent siblings overlap on screen
+    assert left["c"] >= left["b"] + width["b"]  # a later sibling does not
+    assert left["a"] <= left["n"]
+    assert left["n"] + width["n"] <= left["a"] + width["a"]  # the child within its parent
+
+
+def timed(item: CassetteInteraction, started_at: str, duration_ms: float) -> CassetteInteraction:
+    return replace(item, timing=Timing(started_at, 1.0, duration_ms))
 
 
 def test_load_errors_and_usage(tmp_path: Path) -> None:
