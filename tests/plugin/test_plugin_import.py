@@ -16,6 +16,7 @@ _PLUGIN_ONLY = {
     "cassette_format.lazy_exports",
     "cassette_provider",
     "cassette_provider.pytest",
+    "cassette_provider.pytest.naming",  # the plugin's own file names: standard library only
     "cassette_provider.pytest.plugin",
     "cassette_provider.pytest.unused",
 }

@@ -43,9 +43,10 @@ def test_class_and_parametrized_tests_get_distinct_safe_names() -> None:
     path = default_cassette_path(
         Path("/t/test_a.py"), "test_a.py::TestPlanner::test_x[fast/one two]"
     )
-    assert path.name == "TestPlanner.test_x_fast_one_two_.cassette.jsonl"
-    assert safe_name("a/b\\c:d*é") == "a_b_c_d__"
-    assert safe_name("") == "_"
+    assert path.name.startswith("TestPlanner.test_x_fast_one_two_~")  # lossy: a digest follows
+    assert path.name.endswith(".cassette.jsonl")
+    assert safe_name("a/b\\c:d*é").startswith("a_b_c_d__~")
+    assert safe_name("").startswith("_~")
 
 
 def test_none_mode_replays_an_existing_cassette_and_refuses_a_missing_one() -> None:

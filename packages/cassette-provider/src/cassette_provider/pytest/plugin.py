@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import re
 import secrets
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import pytest
 
+from cassette_provider.pytest.naming import (
+    CASSETTE_SUFFIX,
+    cassette_path,
+    legacy_cassette_path,
+    rename_instruction,
+    safe_slug,
+)
 from cassette_provider.pytest.unused import (
     UNUSED_INI,
     UNUSED_MODES,
@@ -66,12 +72,11 @@ INI_ALIAS: Final = "cassette_mode"
 ENV: Final = "SUBAGENT_CASSETTE_MODE"
 BLOCK_OPTION: Final = "--subagent-block-network"
 BLOCK_INI: Final = "subagent_block_network"
-SUFFIX: Final = ".cassette.jsonl"
+SUFFIX: Final = CASSETTE_SUFFIX
 DIAGNOSTIC_SECTION: Final = "subagent cassette diagnostic"
 REPLAY_SECTION: Final = "subagent cassette replay"
 HINT_SECTION: Final = "subagent cassette hint"
 REPORT_ATTRIBUTE: Final = "subagent_cassette"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _PLAN_KEYS: Final = frozenset({"path", "record_mode", "block_network"})
 
 Action: TypeAlias = Literal["record", "replay", "new_episodes", "refresh"]
@@ -110,19 +115,27 @@ def parse_mode(value: object) -> RecordMode:
 
 
 def safe_name(text: str) -> str:
-    """A file-name-safe rendering: anything but letters, digits, `.`, `_` and `-` becomes `_`."""
-    return _UNSAFE.sub("_", text) or "_"
+    """A file-name-safe, injective, bounded name for one id (see `naming.safe_slug`)."""
+    return safe_slug(text)
 
 
 def default_cassette_path(test_file: Path, nodeid: str) -> Path:
     """`<test dir>/cassettes/<module>/<test name>.cassette.jsonl` for one pytest node id.
 
-    The test name is the node id after the module part (`TestX::test_y[p]` -> `TestX.test_y_p_`),
-    so tests in classes and parametrized cases each own a distinct file.
+    The test name is the node id after the module part (`test_y` stays `test_y`;
+    `TestX::test_y[p]` -> `TestX.test_y_p_~<digest>`): every node id owns its own file, whose
+    name and siblings fit the file-name limit (`naming`).
     """
-    test_part = nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
-    name = safe_name(test_part.replace("::", "."))
-    return test_file.parent / "cassettes" / safe_name(test_file.stem) / f"{name}{SUFFIX}"
+    return cassette_path(test_file, nodeid)
+
+
+def _refuse_legacy_name(new: Path, old: Path | None, mode: RecordMode, *, exists: bool) -> None:
+    """Fail a reading mode whose cassette still carries its 0.2 name (a rename, never a guess)."""
+    if exists or old is None or old == new or mode in {"all", "rewrite"} or not old.exists():
+        return
+    from cassette_format.display_text import display
+
+    pytest.fail(display(rename_instruction(old, new, OPTION)), pytrace=False)
 
 
 def plan_cassette(
@@ -317,15 +330,17 @@ def _plan_for(request: pytest.FixtureRequest) -> CassettePlan:
     settings = _settings_for(request)
     test_file = Path(str(request.node.path))
     raw_path = settings.get("path")
+    override = settings.get("record_mode")
+    mode = parse_mode(override) if override is not None else _configured_mode(request.config)
     if raw_path is None:
         path = default_cassette_path(test_file, request.node.nodeid)
+        legacy = legacy_cassette_path(test_file, request.node.nodeid)
+        _refuse_legacy_name(path, legacy, mode, exists=path.exists())
     elif isinstance(raw_path, str | Path):
         path = Path(raw_path)
         path = path if path.is_absolute() else test_file.parent / path
     else:
         pytest.fail("subagent cassette path must be a string or a Path", pytrace=False)
-    override = settings.get("record_mode")
-    mode = parse_mode(override) if override is not None else _configured_mode(request.config)
     options = {k: v for k, v in settings.items() if k not in _PLAN_KEYS}
     _split_for_provider(options)  # unknown options fail before the mode or the file matter
     block = settings.get("block_network")
@@ -537,11 +552,20 @@ def _subagent_cassette_marker(request: pytest.FixtureRequest) -> None:
 @pytest.fixture
 def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
     """This test's model session logs (`<test name>.sessions/`), replayed or recorded by mode."""
-    from cassette_provider.pytest.model_fixture import model_sessions_for, sessions_directory
+    from cassette_provider.pytest.model_fixture import (
+        has_logs,
+        model_sessions_for,
+        sessions_directory,
+    )
 
-    path = default_cassette_path(Path(str(request.node.path)), request.node.nodeid)
-    directory = sessions_directory(path, SUFFIX)
-    yield from model_sessions_for(request, _configured_mode(request.config), directory)
+    test_file = Path(str(request.node.path))
+    directory = sessions_directory(default_cassette_path(test_file, request.node.nodeid), SUFFIX)
+    old = legacy_cassette_path(test_file, request.node.nodeid)
+    legacy = None if old is None else sessions_directory(old, SUFFIX)
+    mode = _configured_mode(request.config)
+    if legacy is not None and not has_logs(directory) and has_logs(legacy):
+        _refuse_legacy_name(directory, legacy, mode, exists=False)
+    yield from model_sessions_for(request, mode, directory)
 
 
 @pytest.fixture
