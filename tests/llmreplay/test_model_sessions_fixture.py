@@ -86,6 +86,30 @@ def test_rewrite_of_a_failing_test_keeps_old_logs(pytester: pytest.Pytester) -> 
     assert any("ANSWER new LIVE 0" in line for line in replayed.outlines)
 
 
+@pytest.mark.parametrize("mode", ["once", "all", "new_episodes"])
+def test_a_failing_run_leaves_no_logs_a_later_run_replays(
+    pytester: pytest.Pytester, mode: str
+) -> None:
+    """A failing recording writes nothing: the next `once` records afresh (issue 26)."""
+    pytester.makepyfile(test_inner=_INNER)
+    _run(pytester, mode, MODEL_ANSWER="from-the-failing-run", MODEL_FAIL="1").assert_outcomes(
+        failed=1
+    )
+    assert not (pytester.path / _LOGS).exists()
+    again = _run(pytester, "once", MODEL_ANSWER="fresh")
+    again.assert_outcomes(passed=1)
+    assert any("ACTION record ANSWER fresh LIVE 1" in line for line in again.outlines)
+
+
+def test_a_failing_all_run_keeps_the_old_logs(pytester: pytest.Pytester) -> None:
+    """`all` re-records; when the test fails, the logs of the last passing run stay intact."""
+    pytester.makepyfile(test_inner=_INNER)
+    _run(pytester, "once").assert_outcomes(passed=1)
+    before = _snapshot(pytester.path)
+    _run(pytester, "all", MODEL_ANSWER="new", MODEL_FAIL="1").assert_outcomes(failed=1)
+    assert _snapshot(pytester.path) == before
+
+
 _REGISTRY = """
 import pytest
 from cassette_provider import FunctionProvider, ProviderRegistry

@@ -7,6 +7,7 @@ Each scenario checks that the file verifies, that it replays with default settin
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
@@ -31,6 +32,8 @@ from cassette_provider import (
     aborted_result,
     install_cassette,
 )
+from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
+from cassette_provider.install import DEFAULT_DISPOSE_TIMEOUT
 from cassette_provider.record.recorder import RecordingProvider
 from provider.support_provider import answer, prompt
 
@@ -238,6 +241,49 @@ async def test_dispose_timeout_cuts_slow_calls_and_closes(tmp_path: Path) -> Non
         ("result-error", ("CassetteError", "DISPOSE_TIMEOUT")),
         ("start-error", ("CassetteError", "DISPOSE_TIMEOUT")),
     ]
+
+
+async def test_dispose_times_out_by_default_on_the_injected_clock(tmp_path: Path) -> None:
+    """A never-settling child no longer hangs dispose: the default timeout cuts it (issue 26).
+
+    The clock's sleep ends at once, so the default's length is read, not waited for.
+    """
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    upstream = Upstream()
+    registry = upstream.registry()
+    path = tmp_path / "c.jsonl"
+    clock = Clock(now=SYSTEM_CLOCK.now, sleep=sleep)
+    handle = install_cassette(registry, RecordConfig(file=str(path), clock=clock))
+    never = await _start(registry, "never")
+    with pytest.raises(CassetteError) as timed_out:
+        await _dispose(handle)
+    assert timed_out.value.code == "DISPOSE_TIMEOUT"
+    assert slept == [DEFAULT_DISPOSE_TIMEOUT]
+    assert math.isfinite(DEFAULT_DISPOSE_TIMEOUT)
+    with pytest.raises(CassetteError):
+        await never.result
+    assert [type(i.outcome) for i in load_cassette(path).interactions] == [ResultErrorOutcome]
+
+
+async def test_dispose_timeout_none_still_waits_as_the_reference_does(tmp_path: Path) -> None:
+    """`dispose_timeout=None` keeps GAP-2's unbounded wait: dispose returns once the call ends."""
+    upstream = Upstream()
+    registry = upstream.registry()
+    handle = install_cassette(
+        registry, RecordConfig(file=str(tmp_path / "c.jsonl"), dispose_timeout=None)
+    )
+    slow = await _start(registry, "slow")
+    disposing = asyncio.ensure_future(handle.dispose())
+    await upstream.entered["slow"].wait()
+    await asyncio.sleep(0)
+    assert not disposing.done()
+    upstream.release["slow"].set()
+    await _dispose(handle)
+    assert await slow.result == answer("slow")
 
 
 async def test_dispose_waits_while_calls_are_active_then_returns(tmp_path: Path) -> None:

@@ -41,9 +41,19 @@ from cassette_provider.replay.replayer import (
 )
 from cassette_provider.replay.timing import check_recorded_delays
 
-__all__ = ["CassetteHandle", "RecordConfig", "ReplayConfig", "expand_path", "install_cassette"]
+__all__ = [
+    "DEFAULT_DISPOSE_TIMEOUT",
+    "CassetteHandle",
+    "RecordConfig",
+    "ReplayConfig",
+    "expand_path",
+    "install_cassette",
+]
 
 DEFAULT_FILE = ".dsh-cassettes/subagents-{timestamp}-{pid}.cassette.jsonl"
+#: Seconds `dispose()` waits for admitted runs by default (issue 26; the reference waits
+#: forever, GAP-2): a child that never settles is cut and recorded instead of hanging the run.
+DEFAULT_DISPOSE_TIMEOUT = 300.0
 _JS_SPACE = (
     "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -61,8 +71,9 @@ class RecordConfig:
     request_storage: RequestStorage = "metadata"
     redact_secrets: bool = True
     redaction_patterns: tuple[str, ...] = ()
-    #: GAP-2: seconds `dispose()` waits for admitted runs before giving up (None = forever).
-    dispose_timeout: float | None = None
+    #: GAP-2: seconds `dispose()` waits for admitted runs before cutting them (None = forever,
+    #: as the reference does); measured with `clock.sleep`.
+    dispose_timeout: float | None = DEFAULT_DISPOSE_TIMEOUT
     clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
 
 
@@ -204,6 +215,21 @@ def _publish(outcome: concurrent.futures.Future[None], task: asyncio.Task[None])
         outcome.set_result(None)
 
 
+async def _idle_within(recorder: RecordingProvider, clock: Clock, timeout: float | None) -> bool:
+    """True once every admitted start persisted; False when `clock.sleep(timeout)` ends first."""
+    if timeout is None:
+        await recorder.when_idle()
+        return True
+    idle = asyncio.ensure_future(recorder.when_idle())
+    timer = asyncio.ensure_future(clock.sleep(timeout))
+    try:
+        await asyncio.wait((idle, timer), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        idle.cancel()
+        timer.cancel()
+    return idle.done() and not idle.cancelled()
+
+
 def _install_record(registry: ProviderRegistry, config: RecordConfig) -> CassetteHandle:
     name = _normalized_name(config.provider, "provider")
     upstream_name = _normalized_name(config.upstream_provider, "upstreamProvider")
@@ -260,19 +286,14 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
 
     async def dispose() -> None:
         try:
-            if timeout is None:
-                await recorder.when_idle()
-            else:
-                try:
-                    await asyncio.wait_for(recorder.when_idle(), timeout)
-                except TimeoutError as error:
-                    pending = recorder.active
-                    await recorder.cut()  # every admitted call still ends as a line
-                    raise CassetteError(
-                        f"{pending} admitted subagent start(s) did not persist within "
-                        f"{timeout} s; each was recorded as cut by the dispose timeout",
-                        DISPOSE_TIMEOUT,
-                    ) from error
+            if not await _idle_within(recorder, config.clock, timeout):
+                pending = recorder.active
+                await recorder.cut()  # every admitted call still ends as a line
+                raise CassetteError(
+                    f"{pending} admitted subagent start(s) did not persist within "
+                    f"{timeout} s; each was recorded as cut by the dispose timeout",
+                    DISPOSE_TIMEOUT,
+                )
         except asyncio.CancelledError:
             writer.mark_interrupted()  # a cancelled dispose (Ctrl-C) commits nothing
             raise

@@ -4,6 +4,8 @@ Mode mapping (the subagent cassette's record modes applied to a `.sessions/` dir
 `none` replays (a missing directory is an error); `once` and `new_episodes` replay when the
 directory holds logs, else record (session logs have no partial append); `all` records;
 `rewrite` records into a sibling directory that replaces the old logs only if the test passed.
+In every mode the logs of a run whose test failed are dropped, and the old logs stay as they
+were: `once` would otherwise replay a failing run's answers from then on (issue 26).
 Model and httpx imports happen here, never at plugin import time.
 """
 
@@ -133,16 +135,15 @@ def model_sessions_for(
         return
     recorder = SessionRecorder()
     yield ModelSessions(action, directory, recorder=recorder)
-    passed = request.node.stash.get(_PASSED, False)
+    if not request.node.stash.get(_PASSED, False):
+        return  # a failing or partial run's logs are never kept where a later run replays them
     if not recorder.logs():
-        return  # no model call was made (or the test never ran): nothing to write or replace
+        return  # no model call was made: nothing to write or replace
     if mode == "rewrite":
-        if not passed:
-            return  # never replace or delete the old logs after a failing or partial run
         staging = directory.with_name(f"{directory.name}.rewrite")
         shutil.rmtree(staging, ignore_errors=True)
         write_session_logs_sync(staging, recorder.logs())
         shutil.rmtree(directory, ignore_errors=True)
         staging.rename(directory)
         return
-    write_session_logs_sync(directory, recorder.logs(), prune_stale=passed)
+    write_session_logs_sync(directory, recorder.logs(), prune_stale=True)
