@@ -52,7 +52,14 @@ from cassette_format.rules.leaf import (
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["check_interaction", "check_interaction_in_order", "content_blocks", "interaction_fits"]
+__all__ = [
+    "check_full_request",
+    "check_interaction",
+    "check_interaction_in_order",
+    "check_result",
+    "content_blocks",
+    "interaction_fits",
+]
 
 JsonObject = Mapping[str, "JsonValue"]
 _Rule = Callable[["JsonValue"], Result[object, CassetteFormatError]]
@@ -120,7 +127,8 @@ def _optional_object(value: JsonObject, key: str, path: str) -> Checked:
     return PASSED
 
 
-def _full_request(value: object, path: str) -> Checked:
+def check_full_request(value: object, path: str) -> Checked:
+    """FMT-11's full request (`request.value`) alone, so a recorder refuses one before writing."""
     return Result.do(
         None
         for request in an_object(value, f"{path} must be an object", path)
@@ -149,7 +157,7 @@ def _request_view(request: JsonObject, path: str) -> Checked:
         return Result.do(
             None
             for _ in closed(request, FULL_VIEW_FIELDS, path)
-            for _ in _full_request(request.get("value"), f"{path}.value")
+            for _ in check_full_request(request.get("value"), f"{path}.value")
             for _ in non_negative_integer(request.get("redactions"), path, ".redactions")
         )
     return fails(f'{path}.storage must be "metadata" or "full"', f"{path}.storage")
@@ -202,15 +210,15 @@ def _recorded_error(value: object, path: str) -> Checked:
     )
 
 
-def _result(outcome: JsonObject, path: str) -> Checked:
-    result = outcome.get("result")
+def check_result(result: object, path: str) -> Checked:
+    """FMT-13's result (`outcome.result`) alone, so a recorder refuses one before writing."""
     if (
         isinstance(result, dict)
         and isinstance(result.get("output"), list)
         and isinstance(result.get("stopReason"), str)
     ):
-        return content_blocks(result["output"], f"{path}.result.output")
-    return fails(f"{path}.result must contain output[] and stopReason", f"{path}.result")
+        return content_blocks(result["output"], f"{path}.output")
+    return fails(f"{path} must contain output[] and stopReason", path)
 
 
 def _outcome_kind(outcome: JsonObject, path: str) -> Checked:
@@ -225,7 +233,7 @@ def _outcome_kind(outcome: JsonObject, path: str) -> Checked:
         None
         for _ in closed(outcome, RESULT_OUTCOME_FIELDS, path)
         for _ in non_negative_integer(outcome.get("redactions"), path, ".redactions")
-        for _ in _result(outcome, path)
+        for _ in check_result(outcome.get("result"), f"{path}.result")
     )
 
 

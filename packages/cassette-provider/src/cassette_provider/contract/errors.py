@@ -23,11 +23,15 @@ class CassetteRecordedError(CassetteError):
 
 
 def error_facts(error: BaseException) -> RecordedError:
-    """`{name, message, code?}` of an error: explicit `name` attribute, else class (ERR-3)."""
+    """`{name, message, code?}` of an error: explicit `name` attribute, else class (ERR-3).
+
+    Each is stored as a plain `str` (a `StrEnum` code keeps its text, not its class), so an
+    odd attribute can never make the line the writer refuses (issue 26).
+    """
     name = getattr(error, "name", None)
     code = getattr(error, "code", None)
     return RecordedError(
-        name=name if isinstance(name, str) and name else type(error).__name__,
-        message=str(error),
-        code=code if isinstance(code, str) else None,
+        name=str.__str__(name) if isinstance(name, str) and name else type(error).__name__,
+        message=str.__str__(str(error)),
+        code=str.__str__(code) if isinstance(code, str) else None,
     )

@@ -10,6 +10,8 @@ from returns.result import Failure, Result, Success
 
 __all__ = ["NotLossless", "snapshot", "snapshot_object"]
 
+#: The exact scalar types of plain JSON; their subclasses are not (see `_scalar`).
+_PLAIN_SCALARS: Final = frozenset({type(None), bool, str, int, float})
 #: Largest magnitude below which every int is a double exactly; beyond it we test the round trip.
 _SAFE: Final = 2**53
 
@@ -27,7 +29,14 @@ class NotLossless(Exception):
 
 
 def _scalar(value: object) -> object:
-    """A copy of a JSON scalar, or a NotLossless saying why it is not one."""
+    """A copy of a JSON scalar, or a NotLossless saying why it is not one.
+
+    Types are matched exactly: a `str`, `int` or `float` subclass (`enum.StrEnum`, `IntEnum`,
+    numpy scalars) is an object with behaviour of its own, not plain JSON, and the canonical
+    writer refuses it, so it is refused here, at the call that brought it (issue 26).
+    """
+    if type(value) not in _PLAIN_SCALARS:
+        return NotLossless(f"{type(value).__name__} is not plain JSON")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -74,7 +83,7 @@ def snapshot(value: object) -> Result[object, NotLossless]:
             on_path.discard(ident)
             continue
         key, item = entry
-        if isinstance(target, dict) and not isinstance(key, str):
+        if isinstance(target, dict) and type(key) is not str:
             return Failure(NotLossless("object key is not a string"))
         child = _copy_of(item)
         copied: object
@@ -91,7 +100,7 @@ def snapshot(value: object) -> Result[object, NotLossless]:
             frames.append((_entries(item), child, id(item)))
             copied = child
         if isinstance(target, dict):
-            target[str(key)] = copied
+            target[str(key)] = copied  # an exact str: str() returns it as it is
         else:
             target.append(copied)
     return Success(root)

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from cassette_canonical import JsonValue
 from cassette_format.errors import CassetteError, CassetteFormatError
@@ -29,12 +29,13 @@ from cassette_format.records import (
 )
 from cassette_format.records.frozen_json import freeze_object
 from cassette_format.result_edge import or_raise
+from cassette_format.rules.interaction import check_full_request, check_result
 from cassette_format.write.header import iso_timestamp
 from cassette_topology import ReservedCall, TopologyTracker, request_metadata
 from cassette_topology.errors import TopologyError
 from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortSignal, CancelledRunError
 from cassette_provider.contract.agent import ParentAgent
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun", "RecordingProvider"]
 
 _RESULT_LOSSY = "subagent cassette result is not lossless plain JSON"
+#: How the format's rules name a request or result they refuse before it is written.
+_REQUEST: Final = "subagent cassette request"
+_RESULT: Final = "subagent cassette result"
 DISPOSE_TIMEOUT = "DISPOSE_TIMEOUT"
 _CUT = "subagent call was cut by the cassette dispose timeout before its outcome"
 
@@ -77,6 +81,7 @@ def _full_view(normalized: Mapping[str, object], redactor: Redactor) -> FullRequ
     """The redacted full request view (REDACT-7); protected fields raise INVALID_CONFIG."""
     data = or_raise(snapshot_object(normalized), identity)  # normalized is lossless already
     _, count = or_raise(redactor.redact(data, "prompt"), _refused)  # redacts `data` in place
+    or_raise(check_full_request(data, _REQUEST), identity)  # FMT-11 refused here, not by the writer
     raw_filter = data.get("toolFilter")
     tool_filter = None
     if isinstance(raw_filter, dict):
@@ -95,6 +100,11 @@ def _full_view(normalized: Mapping[str, object], redactor: Redactor) -> FullRequ
         persona=cast("str | None", data.get("persona")),
     )
     return FullRequestView(value=request, redactions=count)
+
+
+def _storable(redacted: tuple[object, int]) -> Result[tuple[object, int], CassetteError]:
+    """The redacted result, or why the cassette cannot hold it (FMT-13: ends this call only)."""
+    return check_result(redacted[0], _RESULT).map(lambda _: redacted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +491,8 @@ class RecordedRun:
                 await self._persist(ResultErrorOutcome(error=self._recorder.error_facts(lossy)))
                 raise lossy
             stored = or_raise(snapshot_object(live), identity)  # the copy the cassette keeps
-            match self._recorder.redactor.redact(stored, "output").alt(_refused):
+            redacted = self._recorder.redactor.redact(stored, "output").alt(_refused)
+            match redacted.bind(_storable):
                 case Success((result, count)):
                     frozen = freeze_object(cast("dict[str, JsonValue]", result))
                     await self._persist(ResultOutcome(result=frozen, redactions=count))
