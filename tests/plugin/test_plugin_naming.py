@@ -13,8 +13,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from cassette_format.lock import FLOCK_SUFFIX
-from cassette_format.partial import PARTIAL_MARK
+from cassette_format.write.lock import FLOCK_SUFFIX
+from cassette_format.write.partial import PARTIAL_MARK
 from cassette_provider.pytest.model_fixture import SESSIONS_SUFFIX, sessions_directory
 from cassette_provider.pytest.naming import (
     CASSETTE_SUFFIX,

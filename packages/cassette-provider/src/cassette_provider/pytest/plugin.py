@@ -133,7 +133,7 @@ def _refuse_legacy_name(new: Path, old: Path | None, mode: RecordMode, *, exists
     """Fail a reading mode whose cassette still carries its 0.2 name (a rename, never a guess)."""
     if exists or old is None or old == new or mode in {"all", "rewrite"} or not old.exists():
         return
-    from cassette_format.display_text import display
+    from cassette_canonical.display_text import display
 
     pytest.fail(display(rename_instruction(old, new, OPTION)), pytrace=False)
 
