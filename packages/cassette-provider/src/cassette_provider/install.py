@@ -76,6 +76,22 @@ class RecordConfig:
     dispose_timeout: float | None = DEFAULT_DISPOSE_TIMEOUT
     clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
 
+    def __post_init__(self) -> None:
+        """Refuse a bad field here, with INVALID_CONFIG, never later from inside (issue 26)."""
+        provider = _normalized_name(self.provider, "provider")
+        upstream = _normalized_name(self.upstream_provider, "upstreamProvider")
+        _file_path(self.file)
+        if provider == upstream:
+            raise _invalid("provider and upstreamProvider must be different")
+        _one_of(self.write_mode, ("create", "truncate", "append"), "writeMode")
+        _one_of(self.request_storage, ("metadata", "full"), "requestStorage")
+        _check_flag(self.redact_secrets, "redactSecrets")
+        object.__setattr__(self, "redaction_patterns", _patterns(self.redaction_patterns))
+        timeout = self.dispose_timeout
+        if timeout is not None and not _finite_number(timeout, minimum=0):
+            raise _invalid("disposeTimeout must be a non-negative finite number when present")
+        _check_clock(self.clock)
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayConfig:
@@ -95,6 +111,19 @@ class ReplayConfig:
     assert_consumed: bool = True
     strict_subtrees: bool = False
     clock: Clock = field(default=SYSTEM_CLOCK, compare=False)
+
+    def __post_init__(self) -> None:
+        """Refuse a bad field here, with INVALID_CONFIG, never later from inside (issue 26)."""
+        _normalized_name(self.provider, "provider")
+        _file_path(self.file)
+        _one_of(self.timing, ("instant", "recorded"), "timing")
+        _check_flag(self.allow_redacted_replay, "allowRedactedReplay")
+        _check_flag(self.assert_consumed, "assertConsumed")
+        _check_flag(self.strict_subtrees, "strictSubtrees")
+        _one_of(self.duplicate_policy, ("reject", "sequence"), "duplicatePolicy")
+        if not _finite_number(self.speed, minimum=0.001):
+            raise _invalid("speed must be a finite number greater than or equal to 0.001")
+        _check_clock(self.clock)
 
 
 def _invalid(message: str) -> CassetteError:
@@ -120,6 +149,46 @@ def expand_path(file: str, now: datetime | None = None, pid: int | None = None) 
 def _check_flag(value: object, name: str) -> None:
     if not isinstance(value, bool):
         raise _invalid(f"{name} must be a boolean")
+
+
+def _file_path(value: object) -> str:
+    """A normalized path the operating system can name (no NUL character)."""
+    path = _normalized_name(value, "file", path=True)
+    if "\x00" in path:
+        raise _invalid("file must not contain a NUL character")
+    return path
+
+
+def _one_of(value: object, choices: tuple[str, ...], name: str) -> None:
+    """One of the literal choices, compared only when it is a string (a list is unhashable)."""
+    if not isinstance(value, str) or value not in choices:
+        quoted = [f'"{choice}"' for choice in choices]
+        listed = (
+            ", ".join(quoted[:-1]) + f" or {quoted[-1]}" if len(quoted) > 2 else " or ".join(quoted)
+        )
+        raise _invalid(f"{name} must be {listed}")
+
+
+def _finite_number(value: object, *, minimum: float) -> bool:
+    """A finite int or float (never a bool) at least `minimum`."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= minimum
+    )
+
+
+def _patterns(value: object) -> tuple[str, ...]:
+    """Custom redaction pattern sources as a tuple of strings; one bare string is refused."""
+    if isinstance(value, (list, tuple)) and all(type(item) is str for item in value):
+        return tuple(value)
+    raise _invalid("redactionPatterns must be a list or tuple of strings")
+
+
+def _check_clock(value: object) -> None:
+    if not isinstance(value, Clock):
+        raise _invalid("clock must be a cassette_provider Clock")
 
 
 class CassetteHandle(AbstractAsyncContextManager["CassetteHandle", None]):
@@ -231,24 +300,8 @@ async def _idle_within(recorder: RecordingProvider, clock: Clock, timeout: float
 
 
 def _install_record(registry: ProviderRegistry, config: RecordConfig) -> CassetteHandle:
-    name = _normalized_name(config.provider, "provider")
-    upstream_name = _normalized_name(config.upstream_provider, "upstreamProvider")
-    file = _normalized_name(config.file, "file", path=True)
-    if name == upstream_name:
-        raise _invalid("provider and upstreamProvider must be different")
-    if config.write_mode not in {"create", "truncate", "append"}:
-        raise _invalid('writeMode must be "create", "truncate" or "append"')
-    if config.request_storage not in {"metadata", "full"}:
-        raise _invalid('requestStorage must be "metadata" or "full"')
-    _check_flag(config.redact_secrets, "redactSecrets")
-    timeout = config.dispose_timeout
-    if timeout is not None and (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout < 0
-    ):
-        raise _invalid("disposeTimeout must be a non-negative finite number when present")
+    name, upstream_name, file = config.provider, config.upstream_provider, config.file
+    timeout = config.dispose_timeout  # every field was checked when the config was made
     upstream = registry.get(upstream_name)
     if upstream is None:
         raise CassetteError(
@@ -306,26 +359,10 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
 
 
 def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
-    name = _normalized_name(config.provider, "provider")
-    file = _normalized_name(config.file, "file", path=True)
-    if config.timing not in {"instant", "recorded"}:
-        raise _invalid('timing must be "instant" or "recorded"')
-    _check_flag(config.allow_redacted_replay, "allowRedactedReplay")
-    _check_flag(config.assert_consumed, "assertConsumed")
-    _check_flag(config.strict_subtrees, "strictSubtrees")
-    if config.duplicate_policy not in {"reject", "sequence"}:
-        raise _invalid('duplicatePolicy must be "reject" or "sequence"')
-    path = expand_path(file)
+    name, speed = config.provider, config.speed  # checked when the config was made
+    path = expand_path(config.file)
     # One verifying pass keeps an index; each outcome is read when its call is delivered.
     index = or_raise(replayable(or_raise(read_replay_index(path), identity), path), identity)
-    speed = config.speed
-    if (
-        isinstance(speed, bool)
-        or not isinstance(speed, (int, float))
-        or not math.isfinite(speed)
-        or speed < 0.001
-    ):
-        raise _invalid("speed must be a finite number greater than or equal to 0.001")
     if config.timing == "recorded":
         or_raise(check_recorded_delays(index, 1.0 / float(speed)), identity)
     matcher = value_or_raise(

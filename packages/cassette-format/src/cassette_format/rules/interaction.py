@@ -56,6 +56,7 @@ __all__ = [
     "check_full_request",
     "check_interaction",
     "check_interaction_in_order",
+    "check_metadata",
     "check_result",
     "content_blocks",
     "interaction_fits",
@@ -100,7 +101,8 @@ def _two_booleans(
     return holds(pair, message, path)
 
 
-def _metadata(value: object, path: str) -> Checked:
+def check_metadata(value: object, path: str) -> Checked:
+    """FMT-11's metadata view (`request.metadata`) alone, so a recorder refuses one early."""
     flags = f"{path}.hasOutputSchema and {path}.hasPersona must be booleans"
     return Result.do(
         None
@@ -151,7 +153,7 @@ def _request_view(request: JsonObject, path: str) -> Checked:
     storage = request.get("storage")
     if storage == "metadata":
         return closed(request, METADATA_VIEW_FIELDS, path).bind(
-            lambda _: _metadata(request.get("metadata"), f"{path}.metadata")
+            lambda _: check_metadata(request.get("metadata"), f"{path}.metadata")
         )
     if storage == "full":
         return Result.do(

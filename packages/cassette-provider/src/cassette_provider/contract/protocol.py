@@ -6,10 +6,12 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, Protocol, TypedDict, runtime_checkable
 
+from cassette_format.errors import CassetteError
 from cassette_format.records import Capabilities
 
 from cassette_provider.contract.abort import AbortSignal
 from cassette_provider.contract.agent import ParentAgent
+from cassette_provider.contract.errors import INVALID_CONFIG
 
 __all__ = [
     "ALL_CAPABILITIES",
@@ -35,6 +37,21 @@ class SubagentResult(TypedDict):
     structured: NotRequired[object]
 
 
+#: Classes already seen to satisfy ParentAgent: a runtime protocol check costs ~100 µs.
+_PARENT_CLASSES: set[type] = set()
+
+
+def _is_parent_agent(value: object) -> bool:
+    """True when `value` has ParentAgent's members, checked once per class."""
+    kind = type(value)
+    if kind in _PARENT_CLASSES:
+        return True
+    if isinstance(value, ParentAgent):
+        _PARENT_CLASSES.add(kind)
+        return True
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class StartRequest:
     """One start request: prompt blocks, the parent, an abort signal and optional fields."""
@@ -48,6 +65,22 @@ class StartRequest:
     max_depth: object = None
     tool_filter: object = None
     persona: object = None
+
+    def __post_init__(self) -> None:
+        """Refuse a parent or signal the provider cannot use (INVALID_CONFIG, issue 26).
+
+        The other fields are checked per call: normalization (NORM-2, NORM-3) and, for full
+        storage, the format's request rules, so one odd request never reaches the writer.
+        """
+        if not _is_parent_agent(self.parent):
+            raise CassetteError(
+                "StartRequest.parent must be a ParentAgent (a SimpleAgent or an adapter's agent)",
+                INVALID_CONFIG,
+            )
+        if self.signal is not None and not isinstance(self.signal, AbortSignal):
+            raise CassetteError(
+                "StartRequest.signal must be an AbortSignal or None", INVALID_CONFIG
+            )
 
 
 @runtime_checkable

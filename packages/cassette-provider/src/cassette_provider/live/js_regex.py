@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from cassette_format.errors import CassetteError
 from returns.result import Failure, Result, Success
+
+from cassette_provider.contract.errors import INVALID_CONFIG
 
 __all__ = ["JS_SPACE_CLASS", "JS_SPACE_MEMBERS", "PatternError", "compile_js_pattern"]
 
@@ -20,8 +23,11 @@ _DOT: Final = "[^\\n\\r\\u2028\\u2029]"
 _SAME: Final = frozenset("dDwWbBnrtfv0123456789xu") | frozenset("\\/^$.*+?()[]{}|-")
 
 
-class PatternError(Exception):
+class PatternError(CassetteError):
     """A custom pattern outside the supported subset, or one that does not compile."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, INVALID_CONFIG)
 
 
 def _translate(source: str) -> str | None:

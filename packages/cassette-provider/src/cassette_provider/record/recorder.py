@@ -29,7 +29,7 @@ from cassette_format.records import (
 )
 from cassette_format.records.frozen_json import freeze_object
 from cassette_format.result_edge import or_raise
-from cassette_format.rules.interaction import check_full_request, check_result
+from cassette_format.rules.interaction import check_full_request, check_metadata, check_result
 from cassette_format.write.header import iso_timestamp
 from cassette_topology import ReservedCall, TopologyTracker, request_metadata
 from cassette_topology.errors import TopologyError
@@ -253,9 +253,10 @@ class RecordingProvider(ProviderIdentity):
         if self._storage == "metadata":
             metadata = value_or_raise(request_metadata(body))
             # Issue 14: the stored label and names are redacted too (the file gets committed).
-            view: RequestView = MetadataRequestView(
-                metadata=self._redactor.redact_metadata(metadata)
-            )
+            stored = self._redactor.redact_metadata(metadata)
+            # FMT-11 refused here (a negative maxDepth), not by the writer for every later call
+            or_raise(check_metadata(stored.to_json(), _REQUEST), identity)
+            view: RequestView = MetadataRequestView(metadata=stored)
         else:
             view = _full_view(body, self._redactor)
         context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
