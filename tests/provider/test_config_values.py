@@ -15,6 +15,7 @@ import dataclasses
 import enum
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ _REQUEST_FIELDS = sorted(f.name for f in dataclasses.fields(StartRequest))
 _NORM_MESSAGES = ("subagent cassette request is not lossless", "subagent cassette toolFilter")
 
 
-def _made(factory: type, fields: dict[str, object]) -> object | None:
+def _made(factory: Callable[..., object], fields: dict[str, object]) -> object | None:
     """The constructed value, or None after an INVALID_CONFIG refusal; nothing else escapes."""
     try:
         return factory(**fields)
