@@ -132,10 +132,22 @@ async def _drive(registry: ProviderRegistry, requests: list[StartRequest]) -> li
     return outcomes
 
 
-async def _record(path: Path, secret: str, *, storage: str, redact: bool = True) -> list[object]:
+async def _record(
+    path: Path,
+    secret: str,
+    *,
+    storage: str,
+    redact: bool = True,
+    patterns: tuple[str, ...] = (),
+) -> list[object]:
     registry = ProviderRegistry()
     registry.register(_upstream(registry, secret))
-    config = RecordConfig(file=str(path), request_storage=storage, redact_secrets=redact)  # type: ignore[arg-type]
+    config = RecordConfig(
+        file=str(path),
+        request_storage=storage,  # type: ignore[arg-type]
+        redact_secrets=redact,
+        redaction_patterns=patterns,
+    )
     async with install_cassette(registry, config):
         return await _drive(registry, _requests(secret, SimpleAgent(session_id="root")))
 
@@ -224,6 +236,21 @@ async def test_every_place_is_persisted_when_redaction_is_off(tmp_path: Path) ->
     assert failed == {"name": f"Err {secret}", "message": f"upstream said {secret}", "code": secret}
     refused = by_label["refused"]["outcome"]["error"]
     assert (refused["code"], refused["message"]) == (secret, f"cannot start: {secret}")
+
+
+async def test_a_custom_pattern_that_is_a_canary_stays_out_of_the_header(tmp_path: Path) -> None:
+    """The header stores a fingerprint of each custom pattern, never its text (issue 26)."""
+    survivors: list[str] = []
+    for name in NAMES:
+        secret, runs = _canary(name)
+        path = tmp_path / f"{name}.cassette.jsonl"
+        patterns = tuple(re.escape(run) for run in runs)
+        await _record(path, secret, storage="full", patterns=patterns)
+        data = path.read_bytes()
+        header = data.split(b"\n", 1)[0]
+        survivors += [f"{name}: {run}" for run in runs if run.encode() in data]
+        assert header.count(b'"sha256:') == 1 + len(patterns)  # the header hash, then each
+    assert survivors == []
 
 
 def _slug(text: str) -> str:

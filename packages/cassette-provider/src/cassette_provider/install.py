@@ -29,6 +29,7 @@ from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
 from cassette_provider.contract.loops import run_sync
 from cassette_provider.contract.registry import ProviderRegistry
+from cassette_provider.live.pattern_names import header_patterns, stored_patterns
 from cassette_provider.live.redact import compile_redactor
 from cassette_provider.models.context import MODEL_SESSIONS
 from cassette_provider.record.recorder import DISPOSE_TIMEOUT, RecordingProvider
@@ -319,7 +320,9 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         inherits_parent_context=upstream.inherits_parent_context,
         request_storage=config.request_storage,
         redact_secrets=config.redact_secrets,
-        redaction_patterns=patterns,
+        redaction_patterns=stored_patterns(
+            patterns, header_patterns(path) if config.write_mode == "append" else None
+        ),
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
         created_at=datetime.now(UTC),
     )

@@ -21,7 +21,7 @@ from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
 from cassette_provider.live.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
-from cassette_provider.live.secret_shapes import compiled_shapes
+from cassette_provider.live.secret_shapes import Acceptor, compiled_shapes
 
 __all__ = [
     "REDACTED",
@@ -107,13 +107,29 @@ def _keep_around_secret(match: re.Match[str]) -> str:
     return whole[match.start() : start] + REDACTED + whole[end : match.end()]
 
 
+def _accepted(pattern: re.Pattern[str], text: str, accept: Acceptor, value: str) -> tuple[str, int]:
+    """Replace only the matches `accept` takes (their `secret` group); count only those."""
+    taken = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal taken
+        if not accept(match.group("secret"), value):
+            return match.group()
+        taken += 1
+        return _keep_around_secret(match)
+
+    return pattern.sub(replace, text), taken
+
+
 def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
     """Run each pattern on the previous output; every match counts (REDACT-5).
 
-    A catalogued shape runs only if one of its literals occurs in the current text.
+    A catalogued shape runs only if one of its literals occurs in the current text; a shape
+    with an acceptor is asked about each match, seeing the value as it came in.
     """
     total = 0
     lowered: str | None = None
+    value = text
     for pattern in patterns:
         hints = _HINTS.get(pattern)
         if hints:
@@ -121,7 +137,10 @@ def _apply(patterns: Sequence[re.Pattern[str]], text: str) -> tuple[str, int]:
                 lowered = text.lower()
             if not any(hint in lowered for hint in hints):
                 continue
-        if pattern is _REFERENCE_ASSIGNMENT:
+        accept = _ACCEPTORS.get(pattern)
+        if accept is not None:
+            text, count = _accepted(pattern, text, accept, value)
+        elif pattern is _REFERENCE_ASSIGNMENT:
             text, count = pattern.subn(_keep_prefix, text)
         elif "secret" in pattern.groupindex:
             text, count = pattern.subn(_keep_around_secret, text)
@@ -283,6 +302,7 @@ _BUILTIN: Final = builtin_patterns()
 _REFERENCE_ASSIGNMENT: Final = _BUILTIN[3]
 _SHAPES: Final = compiled_shapes()
 _HINTS: Final = {shape.pattern: shape.shape.hints for shape in _SHAPES}
+_ACCEPTORS: Final = {shape.pattern: shape.shape.accept for shape in _SHAPES if shape.shape.accept}
 _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 

@@ -17,6 +17,8 @@ Secret values never start with `[`, so a shape does not re-count earlier `[REDAC
 
 from __future__ import annotations
 
+import collections
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ __all__ = [
     "SecretShape",
     "compiled_shapes",
     "expand_canary",
+    "random_looking",
 ]
 
 #: Character classes of canary template runs, e.g. `{h32}` = 32 lowercase hex digits.
@@ -43,9 +46,17 @@ CANARY_CLASSES: Final = {
 }
 
 
+#: Decides whether one match is a secret: (the matched secret text, the whole value) -> bool.
+Acceptor = Callable[[str, str], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class SecretShape:
-    """One credential shape: name, description, regex, prefilter literals, canary template."""
+    """One credential shape: name, description, regex, prefilter literals, canary template.
+
+    `accept`, when set, is asked about each match; a match it declines is left as it is and
+    not counted (the context-free AWS secret key: only random-looking tokens).
+    """
 
     name: str
     title: str
@@ -53,6 +64,7 @@ class SecretShape:
     hints: tuple[str, ...]
     canary: str
     ignore_case: bool = False
+    accept: Acceptor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +88,55 @@ _UUID: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def _shape(
-    name: str, title: str, regex: str, hints: tuple[str, ...], canary: str, *, i: bool = False
+    name: str,
+    title: str,
+    regex: str,
+    hints: tuple[str, ...],
+    canary: str,
+    *,
+    i: bool = False,
+    accept: Acceptor | None = None,
 ) -> SecretShape:
     """One catalogue row; `i` makes the pattern case-insensitive."""
-    return SecretShape(name, title, regex, hints, canary, ignore_case=i)
+    return SecretShape(name, title, regex, hints, canary, ignore_case=i, accept=accept)
+
+
+#: Bits per character above which a 40-character base64 token counts as random (gitleaks'
+#: entropy idea): random base64 of that length scores about 4.8 (99.9 % above 4.3), hex at
+#: most 4.0, and long English identifiers about 3.7 to 4.2.
+RANDOM_BITS: Final = 4.3
+#: An AWS access key id anywhere in the value makes any mixed-case 40-character token its
+#: secret key, whatever its entropy.
+_AWS_KEY_ID: Final = re.compile(
+    r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"
+)
+
+
+def _bits_per_character(text: str) -> float:
+    """Shannon entropy of the text's characters, in bits per character."""
+    size = len(text)
+    counts = collections.Counter(text).values()
+    return -sum(n / size * math.log2(n / size) for n in counts)
+
+
+def random_looking(token: str, value: str) -> bool:
+    """A bare AWS secret access key: mixed case, and random-looking or beside a key id."""
+    if token.lower() == token or token.upper() == token:
+        return False
+    return _bits_per_character(token) >= RANDOM_BITS or _AWS_KEY_ID.search(value) is not None
+
+
+#: Words for "password" the prose shape knows (non-ASCII ones in their usual cases, since
+#: case folding is ASCII-only here): English, German, French, Spanish, Portuguese, Italian,
+#: Dutch, Swedish, Polish, Finnish, Czech, Hungarian, Turkish, Russian, Japanese, Chinese,
+#: Korean.
+_PASSWORD_WORDS: Final = (
+    r"pass(?:word|wort|wd|code|phrase)|pwd|pw|kennwort|mot de passe|contrase(?:ñ|n)a|senha"
+    r"|parola(?: d'ordine)?|wachtwoord|l(?:ö|Ö|o)senord|has(?:ł|l)o|salasana|heslo"
+    r"|jelsz(?:ó|Ó|o)|(?:ş|Ş|s)ifre|[Пп]ароль|ПАРОЛЬ|パスワード|密码|密碼|비밀번호"
+)
+#: "is" in the same languages, for "the password is …".
+_IS_WORDS: Final = r"is|was|ist|war|est|es|era|é|è|är|jest|on|je|это"
 
 
 SHAPES: Final[tuple[SecretShape, ...]] = (
@@ -504,6 +561,53 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
         r"=(?P<secret>[^&#\s\"'<>\[\]\\]{1,4096}+)",
         ("=",),
         "https://maps.example.com/api/geocode?address=x&key={a39}&q=1",
+        i=True,
+    ),
+    _shape(
+        "aws-secret-access-key-bare",
+        "AWS secret access key with no name beside it: a mixed-case 40-character base64 token "
+        "that looks random (entropy at least 4.3 bits per character) or shares its value with "
+        "an AWS access key id",
+        r"(?<![A-Za-z0-9/+_-])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=_-])",
+        (),
+        "{b40}",
+        accept=random_looking,
+    ),
+    _shape(
+        "password-in-prose",
+        "A password in running text: `password: …`, `pwd=…`, `the password is …` (with a digit "
+        "or symbol), in English and 16 other languages",
+        r"(?<![A-Za-z0-9_])(?:"
+        + _PASSWORD_WORDS
+        + r")(?:\s{0,4}(?:=>|:=|[:=：])\s{0,4}[\"'`]?|(?:\s{1,4}(?:"
+        + _IS_WORDS
+        + r")\s{1,4}|\s{0,4}(?:は|是|는)\s{0,4})[\"'`]?(?=[^\s\"'`<>]{0,255}?"
+        + r"[^A-Za-z\s\"'`<>.,;:!?]))"
+        + _NOT_REDACTED
+        + r"(?P<secret>[^\s\"'`<>]{4,256}+)",
+        (
+            "pass",
+            "pw",
+            "kennwort",
+            "contrase",
+            "senha",
+            "parola",
+            "wachtwoord",
+            "senord",
+            "hasło",
+            "haslo",
+            "salasana",
+            "heslo",
+            "jelsz",
+            "şifre",
+            "sifre",
+            "пароль",
+            "パスワード",
+            "密码",
+            "密碼",
+            "비밀번호",
+        ),
+        "the vault password is {a12}-{d4}",
         i=True,
     ),
     _shape(

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 from cassette_canonical import JsonValue
 from cassette_format.write.header import iso_timestamp
@@ -23,6 +24,7 @@ from cassette_topology.sessions import (
     session_label,
 )
 
+from cassette_provider.live.snapshot import snapshot
 from cassette_provider.models.context import ResolvedSession, resolve_call
 from cassette_provider.models.errors import raise_error, value_or_raise
 from cassette_provider.models.files import write_session_logs
@@ -110,14 +112,15 @@ class CallRecording:
         self._unanswered = unanswered
         self._redaction = redaction
         self._chunks: list[JsonValue] = []
-        self._response_redactions = 0
         self._done = False
 
     def add_chunk(self, chunk: JsonValue) -> None:
-        """Append one response chunk (a whole body for non-streamed calls), redacted."""
-        stored, count = self._redaction.value(chunk)
-        self._chunks.append(stored)
-        self._response_redactions += count
+        """Keep a copy of one response chunk (a whole body for non-streamed calls).
+
+        Chunks are redacted together when the call finishes, so a secret split across two
+        of them is caught (models/stream_redaction.py).
+        """
+        self._chunks.append(cast(JsonValue, snapshot(chunk).value_or(chunk)))
 
     def finish(self, *, streamed: bool, meta: JsonValue = None) -> None:
         """Close the call with the chunks seen so far; later calls are ignored."""
@@ -126,12 +129,13 @@ class CallRecording:
         self._done = True
         self._session.open_slots.discard(self._slot)
         stored_meta, meta_count = self._redaction.value(meta)
+        chunks, chunk_count = self._redaction.chunks(self._chunks)
         self._session.finished[self._slot] = replace(
             self._unanswered,
             streamed=streamed,
-            chunks=tuple(self._chunks),
+            chunks=tuple(chunks),
             meta=stored_meta,
-            response_redactions=self._response_redactions + meta_count,
+            response_redactions=chunk_count + meta_count,
         )
 
     def abandon(self) -> None:

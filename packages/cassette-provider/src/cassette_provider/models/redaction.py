@@ -22,6 +22,7 @@ from cassette_provider.live.js_regex import compile_js_pattern
 from cassette_provider.live.redact import Redactor, compile_redactor
 from cassette_provider.live.snapshot import snapshot
 from cassette_provider.models.errors import value_or_raise
+from cassette_provider.models.stream_redaction import redact_across
 
 #: The member of an HTTP model request holding the URL query, stored without its `?`.
 _QUERY: str = "query"
@@ -91,6 +92,20 @@ class SessionRedaction:
                 if owner >= 0:
                     changed[owner] = True
         return count
+
+    def chunks(self, chunks: list[JsonValue]) -> tuple[list[JsonValue], int]:
+        """Redacted copies of a response's chunks: across their boundaries, then each alone."""
+        if not self.enabled:
+            return chunks, 0
+        copies = [snapshot(chunk).value_or(chunk) for chunk in chunks]
+        across = redact_across(copies, self.redactor.redact_text)
+        stored: list[JsonValue] = []
+        count = across
+        for copy in copies:
+            value, found = self.value(cast(JsonValue, copy))
+            stored.append(value)
+            count += found
+        return stored, count
 
     def request(self, request: JsonValue) -> tuple[JsonValue, int]:
         """A redacted copy of a request; a URL query is redacted as `?query` (`?key=…`)."""
