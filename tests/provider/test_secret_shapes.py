@@ -348,3 +348,35 @@ def test_memoized_and_direct_paths_agree() -> None:
         text, _ = canary(name, 5)
         for sample in (text, f"k {text}", text[:5], "x" * 300 + text):
             assert REDACTOR.redact_text(sample) == direct.redact_text(sample)
+
+
+def test_a_bare_aws_secret_key_and_a_prose_password_are_redacted() -> None:
+    """Issue 26: no `aws_secret_access_key=` beside the key, and passwords in sentences."""
+    key, _ = canary("aws-secret-access-key-bare")
+    word, _ = expand_canary("{a10}7!", random.Random("prose").choice)
+    for text in (
+        f"creds {key} in the env",
+        f"AKIA{'Q' * 16} {key.lower()}",  # low entropy, but beside an access key id
+        f"my password is {word}",
+        f"Passwort: {word}",
+        f"la contraseña es {word}",
+        f"пароль: {word}",
+        f"パスワードは{word}",
+        f"pwd={word}",
+    ):
+        redacted, count = REDACTOR.redact_text(text)
+        assert count >= 1, text
+        assert word not in redacted
+        assert key not in redacted
+        assert key.lower() not in redacted
+
+
+def test_bare_key_and_prose_near_misses_are_left_alone() -> None:
+    for text in (
+        "commit 3f786850e387550fdab836ed7d6dc881de23001b",  # 40 hex: entropy at most 4
+        "ThisIsAVeryLongIdentifierNameForTesting1",  # an identifier: about 4.2 bits
+        "the password is required",
+        "Your password is incorrect.",
+        "bypass=true",
+    ):
+        assert REDACTOR.redact_text(text) == (text, 0), text

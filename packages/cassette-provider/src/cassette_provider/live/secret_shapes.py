@@ -105,8 +105,8 @@ def _shape(
 #: entropy idea): random base64 of that length scores about 4.8 (99.9 % above 4.3), hex at
 #: most 4.0, and long English identifiers about 3.7 to 4.2.
 RANDOM_BITS: Final = 4.3
-#: An AWS access key id anywhere in the value makes any mixed-case 40-character token its
-#: secret key, whatever its entropy.
+#: An AWS access key id anywhere in the value makes any 40-character base64 token beside it
+#: its secret key, whatever its entropy.
 _AWS_KEY_ID: Final = re.compile(
     r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"
 )
@@ -120,10 +120,11 @@ def _bits_per_character(text: str) -> float:
 
 
 def random_looking(token: str, value: str) -> bool:
-    """A bare AWS secret access key: mixed case, and random-looking or beside a key id."""
-    if token.lower() == token or token.upper() == token:
-        return False
-    return _bits_per_character(token) >= RANDOM_BITS or _AWS_KEY_ID.search(value) is not None
+    """A bare AWS secret access key: beside a key id, or mixed case and random-looking."""
+    if _AWS_KEY_ID.search(value) is not None:
+        return True
+    mixed = token.lower() != token and token.upper() != token
+    return mixed and _bits_per_character(token) >= RANDOM_BITS
 
 
 #: Words for "password" the prose shape knows (non-ASCII ones in their usual cases, since
@@ -565,9 +566,9 @@ SHAPES: Final[tuple[SecretShape, ...]] = (
     ),
     _shape(
         "aws-secret-access-key-bare",
-        "AWS secret access key with no name beside it: a mixed-case 40-character base64 token "
-        "that looks random (entropy at least 4.3 bits per character) or shares its value with "
-        "an AWS access key id",
+        "AWS secret access key with no name beside it: a 40-character base64 token that shares "
+        "its value with an AWS access key id, or is mixed-case and looks random (entropy at "
+        "least 4.3 bits per character)",
         r"(?<![A-Za-z0-9/+_-])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=_-])",
         (),
         "{b40}",
