@@ -345,3 +345,16 @@ def test_an_empty_lock_directory_is_kept(tmp_path: Path) -> None:
 def test_lock_errors_name_the_path(tmp_path: Path) -> None:
     path = tmp_path / "missing" / "a.jsonl"
     assert refusal(path) == f'cannot resolve cassette path "{path}" for writing'
+
+
+def test_the_stale_lock_warning_escapes_a_hostile_path(tmp_path: Path) -> None:
+    """ESC, BEL and CSI in the cassette's path reach the terminal escaped, as the CLI shows them."""
+    directory = tmp_path / "evil\x1b[31m\x07\x9b2Jdir"
+    directory.mkdir()
+    path = directory / "a\x1b]0;title\x07.jsonl"
+    _plant(path, _ours(processStart=own_start_time() - 1))
+    with pytest.warns(StaleWriterLockWarning) as caught:
+        acquire_writer_lock(str(path)).release()
+    (message,) = [str(warning.message) for warning in caught]
+    assert not any(char in message for char in "\x1b\x07\x9b")
+    assert "evil\\u{001b}[31m\\u{0007}\\u{009b}2Jdir" in message

@@ -29,6 +29,8 @@ import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from cassette_canonical.display_text import display
+
 from cassette_format.errors import CassetteFormatError
 from cassette_format.write.flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
 from cassette_format.write.holder import LockHolder, holder_is_dead, read_marker, this_process
@@ -221,9 +223,13 @@ def _break(lock_path: str, stale_path: str, stale: LockHolder) -> None:
         pass
     except OSError as error:
         raise _busy(lock_path, f"held by {stale.describe()}, which cannot be removed") from error
+    # Shown on a terminal by Python's warning machinery: escaped as the CLI escapes its output
+    # (CLI-1), since the path and the planted marker's holder are anyone's text (issue 26).
     warnings.warn(
-        f'broke the stale cassette writer lock "{lock_path}": it was held by '
-        f"{stale.describe()}, which no longer runs on this host",
+        display(
+            f'broke the stale cassette writer lock "{lock_path}": it was held by '
+            f"{stale.describe()}, which no longer runs on this host"
+        ),
         StaleWriterLockWarning,
         stacklevel=4,
     )
