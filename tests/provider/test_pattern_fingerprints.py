@@ -87,7 +87,9 @@ async def test_a_reference_file_holding_pattern_text_still_takes_appends(tmp_pat
     path = tmp_path / "valid-redacted.cassette.jsonl"
     shutil.copyfile(INTEROP / "cassettes" / "valid-redacted.cassette.jsonl", path)
     header_line = path.read_text("utf-8").splitlines()[0]
-    patterns = tuple(_header(path)["redactionPatterns"])  # type: ignore[arg-type]
+    stored = _header(path)["redactionPatterns"]
+    assert isinstance(stored, list)
+    patterns = tuple(str(item) for item in stored)
     assert patterns == ("internal-[0-9]+",)
     before = len(load_cassette(str(path)).interactions)
     await _record(path, patterns, "append", "appended")
