@@ -20,6 +20,7 @@ from cassette_provider import (
     aborted_result,
     install_cassette,
 )
+from cassette_provider.record.recorder import RecordingProvider
 from provider.support_provider import FakeClock, answer, prompt
 
 
@@ -259,3 +260,26 @@ async def test_append_mode_continues_sequences_and_occurrences(
         (1, 1, "root"),
         (2, 2, "root"),
     ]
+
+
+async def test_a_long_recording_keeps_no_map_entry_per_disposed_child(tmp_path: Path) -> None:
+    """Issue 26 (memory per call): each disposed run's local child leaves the tracker's map."""
+
+    async def run(_request: StartRequest, _child: SimpleAgent) -> object:
+        return answer("x")
+
+    registry = _registry(run)
+    handle = install_cassette(registry, RecordConfig(file=str(tmp_path / "c.jsonl")))
+    parent = SimpleAgent(session_id="root")
+    for index in range(50):
+        started = await registry.start(
+            "cassette", StartRequest(prompt=prompt(f"t{index}"), parent=parent)
+        )
+        assert started.local_agent is not None
+        await started.result
+        await started.dispose()
+    recorder = registry.get("cassette")
+    assert isinstance(recorder, RecordingProvider)
+    assert dict(recorder.tracker.snapshot().parent_keys) == {"root": "root"}
+    await handle.dispose()
+    assert len(load_cassette(tmp_path / "c.jsonl").interactions) == 50

@@ -138,3 +138,19 @@ def test_a_shown_label_changes_only_the_readable_segment() -> None:  # TOPO-4, i
     assert shown.call_key.split("-")[-1] == plain.call_key.split("-")[-1]  # same hex and ~n
     assert shown.request_fingerprint == plain.request_fingerprint
     assert shown.parent_context_fingerprint == plain.parent_context_fingerprint
+
+
+def test_a_released_local_child_is_forgotten_and_its_group_counts_stay() -> None:  # issue 26
+    """An ended child's map entry goes (a long recording keeps none per call); counts stay."""
+    tracker = TopologyTracker()
+    first = tracker.reserve(call(LiveParent("live-1"))).unwrap()
+    assert isinstance(tracker.register_local_child("child-1", first.call_key), Success)
+    child = LiveParent("child-1", origin="subagent")
+    assert isinstance(tracker.reserve(call(child)), Success)  # nested while the child runs
+    tracker.release_local_child("child-1", "root/another~1")  # not its key: kept
+    assert dict(tracker.snapshot().parent_keys)["child-1"] == first.call_key
+    tracker.release_local_child("child-1", first.call_key)
+    assert dict(tracker.snapshot().parent_keys) == {"live-1": "root"}
+    assert isinstance(tracker.reserve(call(child)), Failure)  # an ended child starts nothing
+    again = tracker.reserve(call(LiveParent("live-1"))).unwrap()
+    assert again.occurrence == 2  # the group's occurrence survived the release

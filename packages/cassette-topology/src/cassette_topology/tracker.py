@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from cassette_format.records.identity import CallGroup
 from returns.result import Failure, Result, Success
 
 from cassette_topology.call_keys import ROOT_KEY, RecordedIdentity, call_key
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, TopologyError
 from cassette_topology.live import LiveCall, LiveParent, live_call
+from cassette_topology.occurrences import OccurrenceCounts, group_digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,8 @@ class TopologySnapshot:
     """A frozen copy of tracker state, for comparing before and after a step."""
 
     parent_keys: tuple[tuple[str, str], ...]
-    occurrences: tuple[tuple[CallGroup, int], ...]
+    #: (the group's compact key, its highest occurrence), sorted (occurrences.py).
+    occurrences: tuple[tuple[bytes, int], ...]
     root_id: str | None
 
 
@@ -75,12 +76,12 @@ class TopologyTracker:
         The root id is never seeded, so a new root in an appended recording maps to `root`.
         """
         self._parent_keys: dict[str, str] = {}
-        self._occurrences: dict[CallGroup, int] = {}
+        self._occurrences = OccurrenceCounts()
         self._root_id: str | None = None
         for member in existing:
             identity = member.identity
-            seen = self._occurrences.get(identity.group, 0)
-            self._occurrences[identity.group] = max(seen, identity.occurrence)
+            key = group_digest(identity.group)
+            self._occurrences.put(key, max(self._occurrences.get(key), identity.occurrence))
 
     def peek_parent_key(self, parent: LiveParent) -> Result[str, TopologyError]:
         """Resolve a live parent's key without committing anything (TOPO-2)."""
@@ -113,8 +114,8 @@ class TopologyTracker:
     def _reserve_under(
         self, parent_key: str, call: LiveCall
     ) -> Result[ReservedCall, TopologyError]:
-        group = call.group_under(parent_key)
-        occurrence = self._occurrences.get(group, 0) + 1
+        group = group_digest(call.group_under(parent_key))
+        occurrence = self._occurrences.get(group) + 1
         return call_key(
             parent_key,
             call.label,
@@ -124,11 +125,11 @@ class TopologyTracker:
         ).map(lambda key: self._commit_reservation(parent_key, group, occurrence, key, call))
 
     def _commit_reservation(
-        self, parent_key: str, group: CallGroup, occurrence: int, key: str, call: LiveCall
+        self, parent_key: str, group: bytes, occurrence: int, key: str, call: LiveCall
     ) -> ReservedCall:
         # Only plain assignments from here on: nothing below can fail half-way.
         self.remember_parent(call.parent, parent_key)
-        self._occurrences[group] = occurrence
+        self._occurrences.put(group, occurrence)
         return ReservedCall(
             parent_key=parent_key,
             call_key=key,
@@ -145,11 +146,20 @@ class TopologyTracker:
         self._parent_keys[child_id] = key
         return Success(None)
 
+    def release_local_child(self, child_id: str, key: str) -> None:
+        """Forget a local child whose run has ended, so a long recording keeps no per-call map.
+
+        A one-shot child cannot start calls once its run ended (its nested calls start during
+        the run); a later start naming it is refused as a parent this provider does not know.
+        """
+        if self._parent_keys.get(child_id) == key and child_id != self._root_id:
+            del self._parent_keys[child_id]
+
     def snapshot(self) -> TopologySnapshot:
         """A frozen copy of the whole state."""
         return TopologySnapshot(
             parent_keys=tuple(sorted(self._parent_keys.items())),
-            occurrences=tuple(sorted(self._occurrences.items())),
+            occurrences=self._occurrences.items(),
             root_id=self._root_id,
         )
 

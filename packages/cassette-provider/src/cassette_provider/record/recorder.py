@@ -224,6 +224,11 @@ class RecordingProvider(ProviderIdentity):
         return self._redactor
 
     @property
+    def tracker(self) -> TopologyTracker:
+        """The topology tracker reserving this recording's identities (read it, do not drive it)."""
+        return self._tracker
+
+    @property
     def active(self) -> int:
         """Admitted starts whose line has not settled yet."""
         return self._active
@@ -406,6 +411,12 @@ class RecordingProvider(ProviderIdentity):
         call.published, call.local = True, local is not None
         return RecordedRun(self, call, run)
 
+    def forget_local_child(self, call: _Call, run: SubagentRun) -> None:
+        """A disposed run's local child is dropped from the tracker (issue 26: memory per call)."""
+        local = run.local_agent
+        if call.local and local is not None:
+            self._tracker.release_local_child(str(local.id), call.admitted.reserved.call_key)
+
     async def _start_failed(self, call: _Call, error: BaseException) -> None:
         """Record a start-error (PROV-5); a failed write is raised instead."""
         await self.finish(
@@ -542,6 +553,7 @@ class RecordedRun:
         upstream, persisted = await asyncio.gather(
             self._run.dispose(), asyncio.shield(self._call.line), return_exceptions=True
         )
+        self._recorder.forget_local_child(self._call, self._run)
         failures = [item for item in (upstream, persisted) if isinstance(item, BaseException)]
         if len(failures) == 2:
             raise ExceptionGroup(
