@@ -68,8 +68,24 @@ def test_an_interrupted_writer_is_reported_as_gone(tmp_path: Path) -> None:
     shutil.copy(VALID, path)
     partial = _as_dead_writer(_interrupted(path))
     _, _, err = run("verify", str(path))
-    assert f'incomplete recording "{partial}"' in err
-    assert "is gone: the recording was interrupted" in err
+    assert err.splitlines() == [
+        f'warning: incomplete recording "{partial}" beside "{path}"; its writer '
+        f"(pid {partial.name.split('-')[-2]}) is gone: the recording was interrupted; "
+        f"remove it with: rm {partial}"
+    ]
+
+
+def test_a_failed_test_recording_is_named_with_its_removal_command(tmp_path: Path) -> None:
+    path = tmp_path / "c d.cassette.jsonl"
+    shutil.copy(VALID, path)
+    failed = tmp_path / "c d.cassette.jsonl.failed"
+    shutil.copy(VALID, failed)
+    code, out, err = run("verify", str(path))
+    assert (code, out) == (0, OK_LINE)
+    assert err.splitlines() == [
+        f'note: "{failed}" holds a failed test\'s recording of "{path}", never committed; '
+        f"remove it with: rm '{failed}'"
+    ]
 
 
 def test_verifying_the_partial_file_says_it_is_incomplete(tmp_path: Path) -> None:

@@ -194,11 +194,15 @@ def test_marker_path_and_unknown_options(
 ) -> None:
     suite.makepyfile(
         test_marked="""
+import asyncio
+
 import pytest
+from cassette_provider import SimpleAgent
+from test_flow import ask
 
 @pytest.mark.cassette(path="elsewhere/flow.cassette.jsonl", record_mode="once")
-def test_marked(subagent_cassette):
-    pass
+def test_marked(cassette_registry, subagent_cassette):
+    asyncio.run(ask(cassette_registry, SimpleAgent(), "alpha"))
 
 @pytest.mark.cassette(spped=2)
 def test_typo(subagent_cassette):

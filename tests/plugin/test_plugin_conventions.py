@@ -162,10 +162,8 @@ async def test_old(cassette_registry):
 """,
     )
     result = suite.runpytest("--subagent-cassette-mode=once")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        ["*subagent cassette hint*", "*use @pytest.mark.subagent_cassette*"]
-    )
+    result.assert_outcomes(errors=1)  # at setup, before the harness runs (issue 27)
+    result.stdout.fnmatch_lines(["*use @pytest.mark.subagent_cassette to switch the cassette on"])
 
 
 SWALLOWING = """

@@ -66,6 +66,21 @@ def test_once_records_only_when_missing_and_all_always_truncates() -> None:
     assert plan_cassette("all", path, exists=False, options={}).action == "record"
 
 
+def test_a_header_only_cassette_is_not_recorded_once_re_records_it_none_names_the_command() -> None:
+    path = Path("/t/c.cassette.jsonl")
+    plan = plan_cassette("once", path, exists=True, empty=True, options={})
+    assert (plan.action, plan.write_mode) == ("record", "truncate")
+    appended = plan_cassette("new_episodes", path, exists=True, empty=True, options={})
+    assert appended.write_mode == "append"
+    with pytest.raises(pytest.fail.Exception) as refused:
+        plan_cassette("none", path, exists=True, empty=True, options={}, nodeid="t.py::test_a")
+    assert str(refused.value) == (
+        f"subagent cassette {path} holds no recorded call (a header-only file, left by a "
+        "recording that made no call); record it again with: "
+        "pytest --subagent-cassette-mode=once t.py::test_a"
+    )
+
+
 def test_new_episodes_appends_to_an_existing_cassette_and_records_a_missing_one() -> None:
     path = Path("/t/c.cassette.jsonl")
     assert plan_cassette("new_episodes", path, exists=True, options={}) == CassettePlan(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
+    "FAILED_SUFFIX",
     "PARTIAL_MARK",
     "PartialRecording",
     "new_partial_path",
@@ -24,6 +25,9 @@ __all__ = [
 ]
 
 PARTIAL_MARK: Final = ".partial-"
+#: `<target>.failed`: where the pytest plugin keeps a failed test's recording of `target`,
+#: so it never becomes the cassette; `cassette verify <target>` names it (issue 27).
+FAILED_SUFFIX: Final = ".failed"
 
 _NAME = re.compile(r"(?P<target>.+)\.partial-(?P<pid>[0-9]{1,10})-(?P<token>[0-9a-f]{8})")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
 from cassette_provider.contract.abort import AbortController
@@ -18,7 +18,7 @@ from cassette_provider.contract.protocol import (
     SubagentResult,
 )
 
-__all__ = ["ABORTED_RESULT", "FunctionProvider", "FunctionRun", "aborted_result"]
+__all__ = ["ABORTED_RESULT", "FunctionProvider", "FunctionRun", "aborted_result", "run_result"]
 
 RunFunction = Callable[[StartRequest, SimpleAgent], "Awaitable[object] | object"]
 StartFunction = Callable[[StartRequest], "Awaitable[object] | object"]
@@ -43,6 +43,26 @@ def child_of(request: StartRequest) -> SimpleAgent:
     )
 
 
+def run_result(provider_name: str, value: object) -> SubagentResult:
+    """The run function's return value as a result, or a TypeError that shows the shape.
+
+    A run function must return `{"output": [content blocks], "stopReason": "..."}`; a plain
+    string or an object without those keys is refused here with the shape to return, instead
+    of failing later in the recorder's JSON snapshot or as an invalid cassette line.
+    """
+    if isinstance(value, Mapping) and "output" in value and "stopReason" in value:
+        return cast(SubagentResult, value)
+    what = (
+        f"a {type(value).__name__} without output and stopReason"
+        if isinstance(value, Mapping)
+        else f"a {type(value).__name__}"
+    )
+    raise TypeError(
+        f'FunctionProvider "{provider_name}": the run function returned {what}; return a '
+        'result such as {"output": [{"type": "text", "text": "..."}], "stopReason": "completed"}'
+    )
+
+
 async def _settle(value: Awaitable[object] | object) -> object:
     """Await `value` when it is awaitable."""
     if inspect.isawaitable(value):
@@ -59,6 +79,7 @@ class FunctionRun:
     """A run of a FunctionProvider: a task that abort and dispose cancel into an aborted result."""
 
     def __init__(self, provider_name: str, request: StartRequest, run: RunFunction) -> None:
+        self._provider_name = provider_name
         self._id = f"{provider_name}-{uuid.uuid4()}"
         self._child = child_of(request)
         self._abort = AbortController()
@@ -99,7 +120,7 @@ class FunctionRun:
             raise
         finally:
             self._remove_listener()
-        return cast(SubagentResult, value)
+        return run_result(self._provider_name, value)
 
     async def dispose(self) -> None:
         """Cancel the work if it is still running and wait for the result to settle."""
@@ -118,7 +139,12 @@ def _mark_retrieved(task: asyncio.Task[SubagentResult]) -> None:
 
 
 class FunctionProvider(ProviderIdentity):
-    """An in-process provider: `start(request)` (optional) then `run(request, child)`."""
+    """An in-process provider: `start(request)` (optional) then `run(request, child)`.
+
+    `run(request, child)` receives the StartRequest and the child agent it runs as (a
+    `SimpleAgent` whose parent session is the request's parent); it may be sync or async and
+    returns a result `{"output": [content blocks], "stopReason": "completed"}`.
+    """
 
     def __init__(
         self,

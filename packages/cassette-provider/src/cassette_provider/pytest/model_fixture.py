@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import pytest
+from cassette_canonical.display_text import display
 
 if TYPE_CHECKING:
     import httpx
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 SESSIONS_SUFFIX: Final = ".sessions"
 _OUTCOMES_PLUGIN: Final = "cassette-model-sessions-outcomes"
 _PASSED = pytest.StashKey[bool]()
+_ACTION = pytest.StashKey[str]()
 
 ModelAction = Literal["replay", "record"]
 
@@ -87,8 +89,26 @@ class _Outcomes:
         if call.excinfo is not None and report.failed:
             replay_error = model_replay_error(call.excinfo.value)
             if replay_error is not None:  # the traceback's frames would show request bodies
-                report.longrepr = f"model replay failed: {replay_error}"
+                action = item.stash.get(_ACTION, "replay")
+                report.longrepr = model_failure_text(action, replay_error)
         return report  # type: ignore[no-any-return]
+
+
+_ANONYMOUS_HINT: Final = (
+    "hint: the parent's model calls have no session of their own; children started "
+    "through the subagent cassette each get one, so give the parent one too: "
+    'with session_scope("planner"): (cassette_provider.models.session_scope) around '
+    "the parent's run"
+)
+
+
+def model_failure_text(action: str, error: BaseException) -> str:
+    """One report for a failed model replay or recording, with the next step when known."""
+    verb = "recording" if action == "record" else "replay"
+    lines = [display(f"model {verb} failed: {error}")]
+    if getattr(error, "code", None) == "SESSION_MIXED":
+        lines.append(_ANONYMOUS_HINT)
+    return "\n".join(lines)
 
 
 def model_replay_error(error: BaseException) -> BaseException | None:
@@ -112,9 +132,13 @@ def _watch_outcomes(config: pytest.Config) -> None:
 
 
 def model_sessions_for(
-    request: pytest.FixtureRequest, mode: str, directory: Path
+    request: pytest.FixtureRequest, mode: str, directory: Path, record_again: str = ""
 ) -> Iterator[ModelSessions]:
-    """Set up replay or recording for one test, then check or write the logs at teardown."""
+    """Set up replay or recording for one test, then check or write the logs at teardown.
+
+    `record_again` is the command that records this test's logs, named when `none` mode
+    finds none.
+    """
     from cassette_provider.extras import require_extra
 
     require_extra("httpx", "the model_sessions fixture")
@@ -126,12 +150,20 @@ def model_sessions_for(
     )
 
     _watch_outcomes(request.config)
-    action = model_action(mode, has_logs(directory))
+    exists = has_logs(directory)
+    action = model_action(mode, exists)
+    request.node.stash[_ACTION] = action
+    if action == "replay" and not exists:
+        pytest.fail(
+            display(f"no model session logs at {directory}; record them with: {record_again}"),
+            pytrace=False,
+        )
     if action == "replay":
         replayer = SessionReplayer.from_logs(harvest_session_logs_sync(directory))
         with replayer.covering_subagents():
             yield ModelSessions(action, directory, replayer=replayer)
-        replayer.assert_consumed()
+        if request.node.stash.get(_PASSED, False):  # a failed test is reported once, by its call
+            replayer.assert_consumed()
         return
     recorder = SessionRecorder()
     yield ModelSessions(action, directory, recorder=recorder)

@@ -80,6 +80,8 @@ REPORT_ATTRIBUTE: Final = "subagent_cassette"
 _PLAN_KEYS: Final = frozenset({"path", "record_mode", "block_network"})
 
 Action: TypeAlias = Literal["record", "replay", "new_episodes", "refresh"]
+NOT_COMMITTED: Final = "record-not-committed"
+"""The summary's name for a recording that did not become the cassette (its test failed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,17 +141,30 @@ def _refuse_legacy_name(new: Path, old: Path | None, mode: RecordMode, *, exists
 
 
 def plan_cassette(
-    mode: RecordMode, path: Path, *, exists: bool, options: Mapping[str, object]
+    mode: RecordMode,
+    path: Path,
+    *,
+    exists: bool,
+    options: Mapping[str, object],
+    empty: bool = False,
+    nodeid: str = "",
 ) -> CassettePlan:
-    """Decide the test's cassette action from the mode and whether the cassette exists (pure).
+    """Decide the test's cassette action from the mode and the cassette on disk (pure).
 
-    none: replay, a missing file fails. once: replay, or record a missing file.
-    new_episodes: replay what matches and append what does not (one provider), or record.
-    all: re-record now (truncate, committed at the end whatever the outcome).
-    rewrite: re-record into a temporary file that replaces the cassette only on a pass.
-    refresh: replay what matches, record what does not, drop what nothing used; the new
-    cassette replaces the old one only on a pass (or record a missing file).
+    none: replay; a missing or header-only (`empty`) file fails, naming the command that
+    records it. once: replay, or record a missing or header-only file. new_episodes: replay
+    what matches and append what does not (one provider), or record. all: re-record now
+    (truncate). rewrite: re-record into a temporary file. refresh: replay what matches,
+    record what does not, drop what nothing used; the new cassette replaces the old one only
+    on a pass (or record a missing file). A recording reaches the cassette only when its
+    test passes (failed_recordings).
     """
+    from cassette_provider.pytest.failed_recordings import (
+        empty_cassette_message,
+        missing_cassette_message,
+        record_command,
+    )
+
     if mode == "refresh":
         action: Action = "refresh" if exists else "record"
         return CassettePlan(action, path, "append" if exists else "create", options)
@@ -157,16 +172,15 @@ def plan_cassette(
         return CassettePlan("record", path, "truncate", options)
     if mode == "rewrite":
         return CassettePlan("record", path, "create", options, rewrite=True)
-    if exists:
-        if mode == "new_episodes":
-            return CassettePlan("new_episodes", path, "append", options)
+    if exists and mode == "new_episodes":
+        return CassettePlan("new_episodes", path, "append", options)
+    if exists and not empty:
         return CassettePlan("replay", path, None, options)
     if mode in {"once", "new_episodes"}:
-        return CassettePlan("record", path, "create", options)
-    pytest.fail(
-        f"no subagent cassette at {path}; record it with {OPTION}=once",
-        pytrace=False,
-    )
+        return CassettePlan("record", path, "truncate" if exists else "create", options)
+    command = record_command(OPTION, nodeid or "<test node id>", "once")
+    message = empty_cassette_message if exists else missing_cassette_message
+    pytest.fail(message(path, command), pytrace=False)
 
 
 def merge_settings(
@@ -219,11 +233,11 @@ def diagnostic_text(error: BaseException) -> str | None:
     return text(error)
 
 
-def mismatch_report(error: BaseException) -> str | None:
+def mismatch_report(error: BaseException, next_step: str | None = None) -> str | None:
     """A failure text for a test that hit a cassette mismatch: lead, message and diagnostic."""
     from cassette_provider.pytest.reports import mismatch_report as report
 
-    return report(error)
+    return report(error, next_step)
 
 
 def unused_lines(report: UnusedReport, root: Path) -> list[str]:
@@ -325,7 +339,7 @@ def _settings_for(request: pytest.FixtureRequest) -> dict[str, object]:
     return merge_settings(base, _markers(request.node))
 
 
-def _plan_for(request: pytest.FixtureRequest) -> CassettePlan:
+def _plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
     """Plan this test's cassette from the config, the markers, the mode and the file system."""
     settings = _settings_for(request)
     test_file = Path(str(request.node.path))
@@ -350,14 +364,25 @@ def _plan_for(request: pytest.FixtureRequest) -> CassettePlan:
         )
     if not isinstance(block, bool):
         pytest.fail("subagent cassette block_network must be a boolean", pytrace=False)
-    plan = plan_cassette(mode, path, exists=path.exists(), options=options)
-    return CassettePlan(
+    from cassette_provider.pytest.failed_recordings import holds_no_call
+
+    exists = path.exists()
+    plan = plan_cassette(
+        mode,
+        path,
+        exists=exists,
+        options=options,
+        empty=exists and holds_no_call(path),
+        nodeid=request.node.nodeid,
+    )
+    planned = CassettePlan(
         plan.action,
         plan.path,
         plan.write_mode,
         {**plan.options, "block_network": block},
         rewrite=plan.rewrite,
     )
+    return planned, mode
 
 
 def _split_for_provider(
@@ -415,6 +440,9 @@ class _CassetteSession:
     loop: asyncio.AbstractEventLoop
     owns_loop: bool
     target: Path
+    existed: bool = False
+    record_again: RecordMode = "once"
+    runs_test: bool = False
     guard: NetworkGuard | None = None
     finished: bool = False
     covered: str | None = None
@@ -423,11 +451,17 @@ class _CassetteSession:
     before: CassetteFile | None = None
     drift: list[str] | None = None
     uses: UseRecord | None = None
+    committed: bool = False
+    no_call: bool = False
+    kept: Path | None = None
 
-    def finish(self, *, interrupted: bool = False) -> BaseException | None:
+    def finish(self, *, passed: bool, interrupted: bool = False) -> BaseException | None:
         """Dispose of the handle once; return what it raised (unconsumed calls, write faults).
 
-        `interrupted` (Ctrl-C, a crash of the run) keeps a truncated cassette as it was.
+        A recording is committed only when its test passed and it recorded a call; otherwise
+        it is closed as interrupted (the cassette stays as it was) and kept as
+        `<cassette>.failed`, or removed when it holds no call (failed_recordings).
+        `interrupted` (Ctrl-C, a crash of the run) keeps a truncated cassette as it was too.
         """
         if self.finished:
             return None
@@ -435,13 +469,48 @@ class _CassetteSession:
         tally = self.handle.replay_tally()
         self.covered = covered_report(tally)
         self.covered_count = 0 if tally is None else len(tally.covered)
+        recording = self.plan.action == "record"
+        recorded = self.handle.provider.counts().recorded
+        self.no_call = recording and passed and recorded == 0
+        hold = recording and (not passed or recorded == 0)
         try:
-            self.loop.run_until_complete(self.handle.dispose(interrupted=interrupted))
+            self.loop.run_until_complete(self.handle.dispose(interrupted=interrupted or hold))
         except Exception as error:  # reported as the test's failure by the caller
             return error
         finally:
             self._record_use()
+            if hold:
+                self.kept = self._keep_failed(recorded)
+        if recording and not hold:
+            self.committed = True
+            from cassette_provider.pytest.failed_recordings import discard_stale_failed
+
+            discard_stale_failed(self.plan.path)
         return None
+
+    def _keep_failed(self, recorded: int) -> Path | None:
+        from cassette_provider.pytest.failed_recordings import keep_failed
+
+        return keep_failed(self.target, self.plan.path, recorded=recorded)
+
+    def not_committed_note(self, nodeid: str) -> str | None:
+        """What a failed recording left and the command that records again (None otherwise)."""
+        if self.plan.action != "record" or self.committed:
+            return None
+        from cassette_provider.pytest.failed_recordings import not_committed_note, record_command
+
+        command = record_command(OPTION, nodeid, self.record_again)
+        return not_committed_note(self.plan.path, self.kept, existed=self.existed, command=command)
+
+    def no_call_failure(self, nodeid: str) -> str | None:
+        """The failure of a passing recording test that started no child (None otherwise)."""
+        if not self.no_call:
+            return None
+        from cassette_provider.pytest.failed_recordings import no_call_message, record_command
+
+        provider = str(self.plan.options.get("provider", "cassette"))
+        command = record_command(OPTION, nodeid, self.record_again)
+        return no_call_message(self.plan.path, provider, command)
 
     def _record_use(self) -> None:
         """Tell the run which recorded calls this test used (unused cassettes, issue 25)."""
@@ -478,20 +547,21 @@ class _CassetteSession:
             self.drift = None if handle.drift is None else drift_lines_for(handle.drift)
             return None
         if self.plan.rewrite:
-            if passed and self.target.is_file():
+            if passed and self.committed and self.target.is_file():
                 os.replace(self.target, self.plan.path)
             else:
                 self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
                 return None
-        if self.before is not None and self.plan.action == "record":
+        if self.before is not None and self.plan.action == "record" and self.committed:
             self.drift = drift_against(self.before, self.plan.path)
         return None
 
     def stats(self) -> dict[str, object]:
         """What the end-of-run summary needs from this test (plain data, xdist-serializable)."""
         counts = self.handle.provider.counts()
+        action = self.plan.action
         stats: dict[str, object] = {
-            "action": self.plan.action,
+            "action": NOT_COMMITTED if action == "record" and not self.committed else action,
             "replayed": counts.replayed,
             "recorded": counts.recorded,
             "covered": self.covered_count,
@@ -511,6 +581,7 @@ class _CassetteSession:
 _SESSION = pytest.StashKey[_CassetteSession]()
 _UNUSED = pytest.StashKey[UnusedCassettes]()
 _LATE_FAILURE = pytest.StashKey[str]()
+_FOREIGN_CHECKED = pytest.StashKey[bool]()
 
 
 try:  # pytest-asyncio runs async fixtures on the test's own event loop, in strict mode too
@@ -543,15 +614,30 @@ def subagent_cassette_config() -> Mapping[str, object]:
 
 @pytest.fixture(autouse=True)
 def _subagent_cassette_marker(request: pytest.FixtureRequest) -> None:
-    """`@pytest.mark.subagent_cassette` alone switches the cassette on for that test."""
+    """`@pytest.mark.subagent_cassette` alone switches the cassette on for that test.
+
+    The older `cassette` marker alone does not (llm-cassette owns that name); on a test that
+    asks for `cassette_registry` but not the fixture it fails at setup, naming the fixture.
+    """
     node = request.node
-    if isinstance(node, pytest.Function) and node.get_closest_marker(MARKER) is not None:
+    if not isinstance(node, pytest.Function):
+        return
+    if node.get_closest_marker(MARKER) is not None:
         request.getfixturevalue("subagent_cassette")
+        return
+    names = node.fixturenames
+    if (
+        node.get_closest_marker(LEGACY_MARKER) is not None
+        and "cassette_registry" in names
+        and "subagent_cassette" not in names
+    ):
+        pytest.fail(_legacy_marker_hint(), pytrace=False)
 
 
 @pytest.fixture
 def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
     """This test's model session logs (`<test name>.sessions/`), replayed or recorded by mode."""
+    from cassette_provider.pytest.failed_recordings import record_command
     from cassette_provider.pytest.model_fixture import (
         has_logs,
         model_sessions_for,
@@ -565,7 +651,8 @@ def model_sessions(request: pytest.FixtureRequest) -> Iterator[Any]:
     mode = _configured_mode(request.config)
     if legacy is not None and not has_logs(directory) and has_logs(legacy):
         _refuse_legacy_name(directory, legacy, mode, exists=False)
-    yield from model_sessions_for(request, mode, directory)
+    again = record_command(OPTION, request.node.nodeid, "once")
+    yield from model_sessions_for(request, mode, directory, again)
 
 
 @pytest.fixture
@@ -577,27 +664,40 @@ def subagent_cassette(
     Works for async tests (on their loop) and sync ones (on a private loop). The handle is
     disposed right after the test body, so unconsumed interactions fail the test itself.
     """
-    plan = _plan_for(request)
-    if inspect.iscoroutinefunction(request.function):
+    from cassette_provider.pytest.async_tests import is_unclaimed_coroutine_test
+
+    _warn_foreign_options(request)
+    plan, mode = _plan_for(request)
+    runs_test = is_unclaimed_coroutine_test(request.node)
+    if inspect.iscoroutinefunction(request.function) and not runs_test:
         loop: asyncio.AbstractEventLoop = request.getfixturevalue("_cassette_event_loop")
         owns_loop = False
-    else:
+    else:  # a sync test, or a coroutine test no async plugin claims (run here, on this loop)
         loop = asyncio.new_event_loop()
         owns_loop = True
     target = rewrite_target(plan.path) if plan.rewrite else plan.path
+    existed = plan.path.exists()
+    # What records this test again after a failed recording: a re-recording mode re-records
+    # an existing cassette; `once` records a missing (or header-only) one.
+    again: RecordMode = mode if existed and mode in {"all", "rewrite"} else "once"
+    from cassette_format.errors import CassetteError
+
+    refusal: str | None = None
     try:
         handle = _install(plan, cassette_registry, target)
-    except BaseException as error:
+    except CassetteError as error:  # a bad cassette or config: escaped text, no traceback
+        refusal = _setup_refusal(plan, cassette_registry, error)
+    except BaseException:
         if owns_loop:
             loop.close()
-        from cassette_format.errors import CassetteError
-
-        if isinstance(error, CassetteError):  # a bad cassette: escaped text, no traceback
-            from cassette_provider.pytest.reports import failure_message
-
-            pytest.fail(failure_message(str(plan.path), plan.action, error), pytrace=False)
         raise
-    session = _CassetteSession(plan, handle, loop, owns_loop, target)
+    if refusal is not None:  # failed outside the handler: one message, no chained traceback
+        if owns_loop:
+            loop.close()
+        pytest.fail(refusal, pytrace=False)
+    session = _CassetteSession(
+        plan, handle, loop, owns_loop, target, existed, again, runs_test=runs_test
+    )
     unused = request.config.stash.get(_UNUSED, None)
     session.uses = None if unused is None else unused.record
     if plan.action == "record" and plan.path.is_file():  # all, rewrite: drift against it
@@ -612,9 +712,10 @@ def subagent_cassette(
         yield handle
     finally:
         try:
-            late = session.finish()  # only when the call phase never ran (setup failures)
+            late = session.finish(passed=False)  # only when the call phase never ran
             session.settle(passed=False)
-            if late is not None:
+            # The body never ran (a setup error is the report): unconsumed calls are expected.
+            if late is not None and getattr(late, "code", None) != "CASSETTE_MISMATCH":
                 raise late
         finally:
             session.close()
@@ -647,6 +748,50 @@ def drift_against(before: CassetteFile, path: Path) -> list[str] | None:
     return drift_lines_for(drift_report(before.interactions, after.interactions))
 
 
+def _setup_refusal(plan: CassettePlan, registry: ProviderRegistry, error: BaseException) -> str:
+    """The setup failure of a cassette that cannot be installed, with the next step."""
+    from cassette_provider.pytest.reports import failure_message
+    from cassette_provider.pytest.wording import hints_for
+
+    upstream = str(plan.options.get("upstream_provider", "spawn"))
+    hints = hints_for(error, registered=registry.names(), upstream=upstream)
+    return failure_message(str(plan.path), plan.action, error, hints)
+
+
+def _warn_foreign_options(request: pytest.FixtureRequest) -> None:
+    """Once per run: pytest-recording's `--record-mode`/`vcr_config` do not reach this plugin."""
+    config = request.config
+    if config.stash.get(_FOREIGN_CHECKED, False):
+        return
+    config.stash[_FOREIGN_CHECKED] = True
+    import warnings
+
+    from cassette_provider.pytest.foreign_options import (
+        SubagentCassetteOptionWarning,
+        record_mode_warning,
+        vcr_config_warning,
+    )
+
+    given = bool(
+        config.getoption("subagent_cassette_mode", None)
+        or os.environ.get(ENV)
+        or config.getini(INI)
+        or config.getini(INI_ALIAS)
+    )
+    try:
+        vcr_config = request.getfixturevalue("vcr_config")
+    except pytest.FixtureLookupError:
+        vcr_config = None
+    ours = request.getfixturevalue("subagent_cassette_config")
+    messages = (
+        record_mode_warning(config.getoption("record_mode", None), given, OPTION),
+        vcr_config_warning(vcr_config, ours if isinstance(ours, Mapping) else {}),
+    )
+    for message in messages:
+        if message is not None:
+            warnings.warn(SubagentCassetteOptionWarning(message), stacklevel=2)
+
+
 def _failure_message(session: _CassetteSession, error: BaseException) -> str:
     from cassette_provider.pytest.reports import failure_message
 
@@ -666,6 +811,30 @@ def _outcome_failure(session: _CassetteSession, failure: BaseException | None) -
     return None if failure is None else _failure_message(session, failure)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run a cassette test's coroutine that no async plugin claims, on the cassette's loop.
+
+    A test that uses only `model_sessions` gets a fresh loop of its own (`asyncio.run`).
+    """
+    session = pyfuncitem.stash.get(_SESSION, None)
+    if session is not None and not session.runs_test:
+        return None
+    if session is None and "model_sessions" not in pyfuncitem.fixturenames:
+        return None
+    from cassette_provider.pytest.async_tests import call_arguments, is_unclaimed_coroutine_test
+
+    if session is None and not is_unclaimed_coroutine_test(pyfuncitem):
+        return None
+    function = pyfuncitem.obj
+    test = function(**call_arguments(function, pyfuncitem.funcargs))
+    if session is None:
+        asyncio.run(test)
+    else:
+        session.loop.run_until_complete(test)
+    return True
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """Dispose of the test's cassette inside the call phase, so its faults fail the test."""
@@ -674,7 +843,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         outcome = yield
     except BaseException as error:
         if session is not None:
-            late = session.finish(interrupted=not isinstance(error, Exception))
+            late = session.finish(passed=False, interrupted=not isinstance(error, Exception))
             session.settle(passed=False)
             notes = [_failure_message(session, late)] if late is not None else []
             misses = session.handle.provider.misses
@@ -682,11 +851,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
                 from cassette_provider.pytest.reports import swallowed_report
 
                 notes.insert(0, swallowed_report(misses, None))
+            kept = session.not_committed_note(item.nodeid)
+            if kept is not None:
+                notes.append(kept)
             if notes:
                 item.stash[_LATE_FAILURE] = "\n\n".join(notes)
         raise
     if session is not None:
-        failure = _outcome_failure(session, session.finish())
+        failure = _outcome_failure(session, session.finish(passed=True))
+        failure = failure or session.no_call_failure(item.nodeid)
         unsettled = session.settle(passed=failure is None)
         if failure is None and unsettled is not None:
             failure = _failure_message(session, unsettled)
@@ -702,6 +875,10 @@ def _no_provider_hint(item: pytest.Item, error: BaseException) -> str | None:
         current = current.__cause__ or current.__context__
     if current is None or item.get_closest_marker(LEGACY_MARKER) is None:
         return None
+    return _legacy_marker_hint()
+
+
+def _legacy_marker_hint() -> str:
     return (
         f"@pytest.mark.{LEGACY_MARKER} only configures a test that requests the "
         f"subagent_cassette fixture; use @pytest.mark.{MARKER} to switch the cassette on"
@@ -722,7 +899,11 @@ def pytest_runtest_makereport(
         if session.covered is not None:
             report.sections.append((REPLAY_SECTION, session.covered))
     if call.excinfo is not None and report.failed:
-        replacement = mismatch_report(call.excinfo.value)
+        from cassette_provider.pytest.failed_recordings import record_command
+        from cassette_provider.pytest.reports import rerecord_line
+
+        next_step = rerecord_line(record_command(OPTION, item.nodeid, "rewrite"))
+        replacement = mismatch_report(call.excinfo.value, next_step)
         if replacement is not None:
             report.longrepr = replacement
         late = item.stash.get(_LATE_FAILURE, None)
@@ -732,6 +913,11 @@ def pytest_runtest_makereport(
             hint = _no_provider_hint(item, call.excinfo.value)
             if hint is not None:
                 report.sections.append((HINT_SECTION, hint))
+        else:
+            from cassette_provider.pytest.wording import hints_for
+
+            for hint in hints_for(call.excinfo.value):
+                report.sections.append((HINT_SECTION, hint))
     return report
 
 
@@ -740,7 +926,11 @@ def _add_stats(totals: dict[str, int], stats: Mapping[str, object]) -> None:
     recorded = stats.get("recorded", 0)
     covered = stats.get("covered", 0)
     live = recorded if isinstance(recorded, int) else 0
-    kind = "recorded" if stats.get("action") == "record" or live else "replayed"
+    action = stats.get("action")
+    if action == NOT_COMMITTED:
+        kind = "not_committed"
+    else:
+        kind = "recorded" if action == "record" or live else "replayed"
     totals[kind] = totals.get(kind, 0) + 1
     totals["live_calls"] = totals.get("live_calls", 0) + live
     totals["covered"] = totals.get("covered", 0) + (covered if isinstance(covered, int) else 0)

@@ -16,6 +16,8 @@ from cassette_canonical.json_text import json_document
 from cassette_topology.closest import lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
 
+from cassette_provider.pytest.wording import python_words
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -32,6 +34,7 @@ __all__ = [
     "lead_for",
     "mismatch_report",
     "refused_report",
+    "rerecord_line",
     "summary_line",
     "swallowed_report",
     "unused_lines",
@@ -89,8 +92,13 @@ def _mismatch_lines(mismatch: BaseException) -> list[str]:
     return lines
 
 
-def mismatch_report(error: BaseException) -> str | None:
-    """A failure text for a test that hit a mismatch: lead, message and diagnostic only.
+def rerecord_line(command: str) -> str:
+    """The next step after a mismatch the user meant: the command that records again."""
+    return display(f"If the change is intended, record again: {command}")
+
+
+def mismatch_report(error: BaseException, next_step: str | None = None) -> str | None:
+    """A failure text for a test that hit a mismatch: lead, next step, message, diagnostic.
 
     It replaces pytest's traceback, whose frames print call arguments such as the live
     request, so a failure report never carries prompt text.
@@ -102,6 +110,8 @@ def mismatch_report(error: BaseException) -> str | None:
     lead = lead_for(mismatch)
     if lead is not None:
         lines.append(lead)
+    if next_step is not None:
+        lines.append(next_step)
     if mismatch is not error:
         lines.append(display(f"{type(error).__name__} caused by a subagent cassette mismatch:"))
     lines += [*_mismatch_lines(mismatch), "", _HIDDEN]
@@ -133,9 +143,14 @@ def refused_report(refused: Sequence[str], option: str) -> str:
     )
 
 
-def failure_message(path: str, action: str, error: BaseException) -> str:
-    """A failure text for a cassette fault at the end of a test (unconsumed calls, writes)."""
-    lines = [display(f"subagent cassette {path} ({action}): {error}")]
+def failure_message(path: str, action: str, error: BaseException, hints: Sequence[str] = ()) -> str:
+    """A failure text for a cassette fault (setup, unconsumed calls, writes), then its hints.
+
+    Option names are those a Python user types (`allow_redacted_replay`, not the
+    reference's `allowRedactedReplay`).
+    """
+    lines = [display(python_words(f"subagent cassette {path} ({action}): {error}"))]
+    lines += [f"hint: {hint}" for hint in hints]
     diagnostic = diagnostic_text(error)
     if diagnostic is not None:
         lines += ["", f"{DIAGNOSTIC_SECTION}:", diagnostic]
@@ -161,12 +176,19 @@ def covered_report(tally: ReplayTally | None) -> str | None:
 
 
 def summary_line(totals: Mapping[str, int]) -> str:
-    """The end-of-run line: tests replayed and recorded, live calls made, calls covered."""
-    return (
+    """The end-of-run line: tests replayed and recorded, live calls made, calls covered.
+
+    A recording whose test failed is counted apart: it did not become a cassette.
+    """
+    line = (
         f"subagent cassettes: {totals.get('replayed', 0)} test(s) replayed, "
         f"{totals.get('recorded', 0)} recorded, {totals.get('live_calls', 0)} live call(s), "
         f"{totals.get('covered', 0)} covered"
     )
+    not_committed = totals.get("not_committed", 0)
+    if not_committed:
+        line += f", {not_committed} recording(s) not committed (their tests failed)"
+    return line
 
 
 def drift_summary(drifts: Sequence[tuple[str, Mapping[str, object]]]) -> list[str]:

@@ -1,0 +1,74 @@
+"""The Python examples of README.md and docs/*.md, read as the docs test runs them (issue 27).
+
+A ```python block is a standalone script, unless the line just above its fence is
+`<!-- example: <project> <file> [record-env NAME=VALUE ...] -->`: then it is that file of a
+small pytest project made of every block of the page naming the same project. A project is
+recorded (`--subagent-cassette-mode=once`, with the record-env settings) and then replayed
+offline. HTML comments do not show on the rendered page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+__all__ = ["Example", "Project", "read_examples"]
+
+_FENCE: Final = re.compile(r"^```python\s*$")
+_MARK: Final = re.compile(r"^<!-- example: (?P<project>\S+) (?P<file>\S+)(?P<rest>.*?) -->$")
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One standalone script: its page, the line of its fence and its source."""
+
+    page: str
+    line: int
+    source: str
+
+
+@dataclass(slots=True)
+class Project:
+    """The blocks of one page that make one pytest project, by file name."""
+
+    page: str
+    name: str
+    files: dict[str, str] = field(default_factory=dict)
+    record_env: dict[str, str] = field(default_factory=dict)
+
+
+def _block(lines: list[str], start: int) -> tuple[str, int]:
+    """The source of the block whose fence is at `start`, and the index after its end."""
+    body: list[str] = []
+    index = start + 1
+    while index < len(lines) and lines[index].strip() != "```":
+        body.append(lines[index])
+        index += 1
+    return "\n".join(body) + "\n", index + 1
+
+
+def read_examples(page: Path, root: Path) -> tuple[list[Example], list[Project]]:
+    """The standalone scripts and the projects of one markdown page."""
+    name = page.relative_to(root).as_posix()
+    lines = page.read_text("utf-8").splitlines()
+    scripts: list[Example] = []
+    projects: dict[str, Project] = {}
+    index = 0
+    while index < len(lines):
+        if not _FENCE.match(lines[index]):
+            index += 1
+            continue
+        source, after = _block(lines, index)
+        mark = _MARK.match(lines[index - 1].strip()) if index > 0 else None
+        if mark is None:
+            scripts.append(Example(name, index + 1, source))
+        else:
+            project = projects.setdefault(mark["project"], Project(name, mark["project"]))
+            project.files[mark["file"]] = source
+            words = mark["rest"].split()
+            if words[:1] == ["record-env"]:
+                project.record_env.update(word.split("=", 1) for word in words[1:])  # type: ignore[misc]
+        index = after
+    return scripts, list(projects.values())

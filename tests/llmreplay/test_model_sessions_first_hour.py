@@ -1,0 +1,131 @@
+"""The model_sessions fixture's first-hour traps, from the user's side (issue 27).
+
+A parent and a child that both call a model, through `model_sessions` and the subagent
+cassette: replay-only mode without logs names the command that records them; a changed child
+prompt is one report (FAILED, no ERROR beside it) naming the closest recorded call; a failure
+while recording is not called a replay failure.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.user_project import run_user_project as run
+
+CONFTEST = """
+import httpx
+import pytest
+from cassette_provider import FunctionProvider, ProviderRegistry
+
+CLIENT = {}
+
+
+def model_api(request):
+    return httpx.Response(200, json={"answer": "ok"})
+
+
+async def run_child(request, child):
+    reply = await CLIENT["client"].post("/v1/chat", json={"prompt": "child"})
+    return {"output": [{"type": "text", "text": reply.json()["answer"]}], "stopReason": "completed"}
+
+
+@pytest.fixture
+def cassette_registry():
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run_child))
+    return registry
+"""
+
+FLOW = """
+import os
+
+import httpx
+from cassette_provider import SimpleAgent, StartRequest
+from cassette_provider.models import session_scope
+
+import conftest
+
+CHILD = os.environ.get("CHILD_PROMPT", "child question")
+
+
+async def test_flow(cassette_registry, subagent_cassette, model_sessions):
+    transport = model_sessions.transport(httpx.MockTransport(conftest.model_api))
+    client = httpx.AsyncClient(transport=transport, base_url="http://model")
+    conftest.CLIENT["client"] = client
+    parent = SimpleAgent(options={"agent": "planner"})
+    with session_scope("planner"):
+        await client.post("/v1/chat", json={"prompt": "plan"})
+    prompt = [{"type": "text", "text": CHILD}]
+    run = await cassette_registry.start(
+        "cassette", StartRequest(prompt=prompt, parent=parent, label="child")
+    )
+    try:
+        await run.result
+    finally:
+        await run.dispose()
+"""
+
+RECORD = "pytest --subagent-cassette-mode=once test_flow.py::test_flow"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("CHILD_PROMPT", raising=False)
+    monkeypatch.delenv("SUBAGENT_CASSETTE_MODE", raising=False)
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_flow=FLOW)
+    return pytester
+
+
+def test_replay_only_without_logs_names_the_command_that_records_them(
+    project: pytest.Pytester,
+) -> None:
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    logs = project.path / "cassettes" / "test_flow" / "test_flow.sessions"
+    for log in logs.iterdir():
+        log.unlink()
+    logs.rmdir()
+    result = run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [f"no model session logs at *test_flow.sessions; record them with: {RECORD}"]
+    )
+
+
+def test_a_changed_child_prompt_is_one_failure_naming_the_closest_call(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    monkeypatch.setenv("CHILD_PROMPT", "a changed child question")
+    result = run(project)
+    result.assert_outcomes(failed=1)  # not FAILED and ERROR
+    result.stdout.fnmatch_lines(
+        [
+            "request-changed: closest root/child-*~1 (available), promptBytes *",
+            "If the change is intended, record again: pytest --subagent-cassette-mode=rewrite "
+            "test_flow.py::test_flow",
+        ]
+    )
+    assert "not fully consumed" not in result.stdout.str()
+
+
+def test_a_failure_while_recording_is_not_called_a_replay_failure(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_flow="""
+import httpx
+from cassette_provider.models import session_scope
+
+
+async def test_flow(model_sessions):
+    transport = model_sessions.transport(httpx.MockTransport(lambda r: httpx.Response(200)))
+    async with httpx.AsyncClient(transport=transport, base_url="http://model") as client:
+        await client.post("/v1/chat", json={"prompt": "anonymous first"})
+        with session_scope("planner"):
+            await client.post("/v1/chat", json={"prompt": "then identified"})
+"""
+    )
+    result = run(project, "--subagent-cassette-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["model recording failed: *", "hint: the parent's model calls*"])
+    assert "model replay failed" not in result.stdout.str()
