@@ -27,7 +27,7 @@ from typing import Final
 
 import orjson
 
-from cassette_canonical.limits import C_RECURSION_SAFE
+from cassette_canonical.limits import C_RECURSION_SAFE, MAX_SAFE_INTEGER
 from cassette_canonical.strings import sorts_by_code_point, utf16_sort_key
 
 _JSON_ENCODE: Final = json.JSONEncoder(
@@ -67,7 +67,7 @@ ENCODERS: tuple[Callable[[object], bytes], ...] = _load_encoders()
 _LEAF_TYPES: Final = frozenset({str, int, float, bool, type(None)})
 _PLAIN_TYPES: Final = _LEAF_TYPES | {dict, list}
 _CONTAINER_TYPES: Final = frozenset({dict, list})
-_SAFE: Final = 2**53
+_SAFE: Final = MAX_SAFE_INTEGER + 1  # 2^53: the last integer of the exact run
 # Python's repr writes a non-integral double in [1e-4, 1e16) positionally with its shortest
 # digits, exactly as JavaScript does; outside that range it switches to exponent form.
 _FIXED_LOW: Final = 1e-4

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from cassette_canonical import is_digest
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 
 from cassette_format.records.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
 from cassette_format.records.fields import (
@@ -34,7 +35,7 @@ from cassette_format.text.created_at import valid_created_at
 
 __all__ = ["header_fits", "interaction_fits"]
 
-_MAX_SAFE = 2**53 - 1
+_MAX_SAFE = MAX_SAFE_INTEGER
 _INF = math.inf
 
 
