@@ -165,9 +165,13 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
         return False
     if text != raw:
         return False
+    # Each pattern is looked for with a plain substring scan first (memchr-fast); the regex
+    # runs only on the rare line that holds its first two bytes.
     if b"+" in raw and _EXPONENT_PLAIN_IN_JS.search(raw):
         return False
-    return _INTEGRAL_FLOAT.search(raw) is None and not _has_exponent_minus_six(raw)
+    if b".0" in raw and _INTEGRAL_FLOAT.search(raw) is not None:
+        return False
+    return b"-6" not in raw or not _has_exponent_minus_six(raw)
 
 
 def _has_exponent_minus_six(raw: bytes) -> bool:

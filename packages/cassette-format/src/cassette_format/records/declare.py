@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, dataclass_transform
 
 from cassette_format.records.frozen_json import adopt_array, adopt_object, freeze_json
@@ -35,12 +36,14 @@ __all__ = [
     "OBJECT",
     "POSITIVE",
     "TEXT",
+    "TIMESTAMP",
     "Declared",
     "Kind",
     "Member",
     "compiled",
     "const",
     "decoder",
+    "fixed",
     "member",
     "members",
     "nested",
@@ -49,9 +52,12 @@ __all__ = [
     "record",
     "union",
     "wire_fields",
+    "wires",
 ]
 
 _Record = TypeVar("_Record")
+#: The one metadata key of a declared field: (wire name, kind, requirement id).
+_DECLARED: Final = "cassette_format.member"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +99,16 @@ MILLIS: Final = Kind(
     "((type({x}) is float and 0 <= {x} < INFINITY) or (type({x}) is int and {x} >= 0))",
 )
 NAMES: Final = Kind("array of strings", "names_fit({x})", "tuple({x})", "list({x})")
-BLOCKS: Final = Kind(
-    "content blocks", "blocks_fit({x})", "adopt_array({x})", "{x}.thaw()"
-)
+BLOCKS: Final = Kind("content blocks", "blocks_fit({x})", "adopt_array({x})", "{x}.thaw()")
 OBJECT: Final = Kind("object", "type({x}) is dict", "adopt_object({x})", "{x}.thaw()")
 
 
+TIMESTAMP: Final = Kind("RFC 3339 timestamp", "(type({x}) is str and valid_created_at({x}))")
+
+
 def one_of(*values: str) -> Kind:
-    """One of the given strings."""
-    return Kind("one of " + ", ".join(values), "({x} in {c})", value=frozenset(values))
+    """One of the given strings (compared with `==`: an unhashable value is simply not one)."""
+    return Kind("one of " + ", ".join(values), "({x} in {c})", value=tuple(values))
 
 
 def const(value: JsonValue) -> Kind:
@@ -114,9 +121,9 @@ def const(value: JsonValue) -> Kind:
 def nested(record_type: type[Any]) -> Kind:
     """A nested record, checked, decoded and written by its own declaration."""
     name = record_type.__name__
-    return Kind(name, f"fits_{name}({{x}})", f"decode_{name}({{x}})", "{x}.to_json()", None, (
-        record_type,
-    ))
+    return Kind(
+        name, f"fits_{name}({{x}})", f"decode_{name}({{x}})", "{x}.to_json()", None, (record_type,)
+    )
 
 
 def union(discriminator: str, *variants: type[Any]) -> Kind:
@@ -136,11 +143,17 @@ def union(discriminator: str, *variants: type[Any]) -> Kind:
 def open_object(**parts: Kind) -> Kind:
     """An open object (extra members kept) that must hold `parts` (wire name: kind)."""
     items = tuple(parts.items())
-    checks = " and ".join(
-        kind.fits.replace("{x}", f"{{x}}.get({wire!r})") for wire, kind in items
+    checks = " and ".join(kind.fits.replace("{x}", f"{{x}}.get({wire!r})") for wire, kind in items)
+    return Kind(
+        "object",
+        f"(type({{x}}) is dict and {checks})",
+        "adopt_object({x})",
+        "{x}.thaw()",
+        None,
+        (),
+        "",
+        items,
     )
-    return Kind("object", f"(type({{x}}) is dict and {checks})", "adopt_object({x})",
-                "{x}.thaw()", None, (), "", items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +178,7 @@ def member(
     kw_only: bool = False,
 ) -> Any:
     """Declare a record field: its wire name, kind and requirement id (`default=None`: optional)."""
-    metadata = {"wire": wire, "kind": kind, "rule": rule}
+    metadata = {_DECLARED: (wire, kind, rule)}
     return field(default=default, init=init, kw_only=kw_only, metadata=metadata)
 
 
@@ -195,18 +208,30 @@ def wire_fields(record_type: type[Any]) -> frozenset[str]:
     return frozenset(item.wire for item in members(record_type))
 
 
+def wires(record_type: type[Any]) -> Any:
+    """The wire names of a record type by attribute: `wires(Timing).duration_ms` is the name."""
+    return SimpleNamespace(**{item.attribute: item.wire for item in members(record_type)})
+
+
+def fixed(record_type: type[Any]) -> Any:
+    """The constants of a record type's fixed members by attribute: `fixed(ResultOutcome).kind`."""
+    return SimpleNamespace(
+        **{item.attribute: item.kind.value for item in members(record_type) if item.fixed}
+    )
+
+
 def _members_of(record_type: type[Any]) -> tuple[Member, ...]:
     out = []
     for item in dataclasses.fields(record_type):
-        metadata = item.metadata
+        wire, kind, rule = item.metadata[_DECLARED]
         out.append(
             Member(
                 attribute=item.name,
-                wire=metadata["wire"],
-                kind=metadata["kind"],
+                wire=wire,
+                kind=kind,
                 optional=item.default is None,
                 fixed=not item.init,
-                rule=metadata["rule"],
+                rule=rule,
             )
         )
     return tuple(out)
@@ -214,7 +239,7 @@ def _members_of(record_type: type[Any]) -> tuple[Member, ...]:
 
 def compiled(source: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
     """The function `name` defined by generated `source` in `namespace`."""
-    exec(compile(source, f"<declared {name}>", "exec"), namespace)  # noqa: S102 - our own code
+    exec(compile(source, f"<declared {name}>", "exec"), namespace)
     function: Callable[..., Any] = namespace[name]
     return function
 
@@ -265,22 +290,33 @@ def record(record_type: type[_Record]) -> type[_Record]:
     payloads = tuple(
         name
         for name, value in vars(record_type).items()
-        if isinstance(value, dataclasses.Field) and _is_payload(value.metadata["kind"])
+        if isinstance(value, dataclasses.Field) and _is_payload(value.metadata[_DECLARED][1])
     )
     namespace: dict[str, Any] = {"SET": object.__setattr__, "FREEZE": freeze_json}
     if payloads:
-        setattr(
-            record_type,
-            "__post_init__",
-            compiled(_post_init_source(payloads), namespace, "__post_init__"),
-        )
+        post_init = compiled(_post_init_source(payloads), namespace, "__post_init__")
+        setattr(record_type, "__post_init__", post_init)  # noqa: B010 - before dataclass() reads it
     made = dataclass(frozen=True, slots=True)(record_type)
     declared = _members_of(made)
     made.__members__ = declared  # type: ignore[attr-defined]
-    to_json = compiled(_to_json_source(declared, namespace), namespace, "to_json")
-    to_json.__doc__ = Declared.to_json.__doc__
-    made.to_json = to_json  # type: ignore[attr-defined]
+    made.to_json = _first_to_json(made, declared, namespace)  # type: ignore[attr-defined]
     return made
+
+
+def _first_to_json(
+    made: type[Any], declared: tuple[Member, ...], namespace: dict[str, Any]
+) -> Callable[[Any], dict[str, JsonValue]]:
+    """`to_json` that generates the record's own on first use (`verify` never writes JSON)."""
+
+    def to_json(self: Any) -> dict[str, JsonValue]:
+        generated = compiled(_to_json_source(declared, namespace), namespace, "to_json")
+        generated.__doc__ = Declared.to_json.__doc__
+        made.to_json = generated
+        result: dict[str, JsonValue] = generated(self)
+        return result
+
+    to_json.__doc__ = Declared.to_json.__doc__
+    return to_json
 
 
 def decoder(record_type: type[Any]) -> Callable[[Mapping[str, Any]], Any]:
@@ -345,4 +381,3 @@ def _discriminant(variant: type[Any], wire: str) -> object:
         if item.wire == wire and item.fixed:
             return item.kind.value
     raise TypeError(f"{variant.__name__} has no fixed member {wire!r}")  # pragma: no cover
-

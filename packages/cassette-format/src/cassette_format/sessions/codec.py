@@ -374,11 +374,8 @@ def _step(
     def fold(value: JsonValue) -> Result[_ParseState | None, SessionError]:
         if not isinstance(value, dict):
             return Failure(_problem(line, "must be a JSON object"))
-        if canonical_json(value).map(text.__ne__).value_or(False):
-            return Failure(_problem(line, _NOT_CANONICAL))
-        if state is None:
-            return _read_header(line, value)
-        return _read_entry(line, value, state)
+        read = _read_header(line, value) if state is None else _read_entry(line, value, state)
+        return read.bind(partial(_laid_out, line, text, value))
 
     return parse_json(text).alt(lambda _: _problem(line, "is not valid JSON")).bind(fold)
 
@@ -386,6 +383,15 @@ def _step(
 #: A line whose value has a canonical text but is not laid out as it (spaces, key order,
 #: number or string spellings): the docs promise one canonical JSON object per line.
 _NOT_CANONICAL: Final = "is not canonical JSON text (one canonical JSON object per line)"
+
+
+def _laid_out(
+    line: int, text: str, value: JsonValue, folded: _ParseState | None
+) -> Result[_ParseState | None, SessionError]:
+    """A record every rule accepted must also be written as its canonical text."""
+    if canonical_json(value).map(text.__ne__).value_or(False):
+        return Failure(_problem(line, _NOT_CANONICAL))
+    return Success(folded)
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
