@@ -42,6 +42,11 @@ def _parsed(created_at: str) -> Success[object] | Failure[object]:
         "2026-08-18",
         "2026-08",
         "2026",
+        "0000-01-01T00:00:00.000Z",  # RFC 3339 date-fullyear is 4DIGIT: year 0000 too
+        "0000-02-29T12:00:00+01:00",  # year 0 is a leap year (divisible by 400)
+        "0000-12-31",
+        "0000",
+        "2000-02-29T00:00:00Z",
     ],
 )
 def test_rfc3339_forms_are_accepted(created_at: str) -> None:  # D-3
@@ -57,6 +62,10 @@ def test_rfc3339_forms_are_accepted(created_at: str) -> None:  # D-3
         "2026-08-18T24:00:00Z",
         "2026-08-18T03:60:00Z",
         "2026-08-18T03:00:61Z",
+        "1900-02-29T00:00:00Z",  # divisible by 100, not by 400: no leap day
+        "0100-02-29",
+        "0000-00-01T00:00:00Z",
+        "0000-01-00",
         "2026-08-18T03:00:00",  # no zone
         "2026-08-18T03:00:00.Z",  # a fraction needs a digit
         "2026-08-18T03:00:00+24:00",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 
@@ -140,7 +141,7 @@ def test_twenty_thousand_nested_tool_results_pass() -> None:  # CANON-9, FMT-14
     result = freeze_object({"output": [nested], "stopReason": "completed"})
     outcome = ResultOutcome(result=result, redactions=0)
     base = make_body(1)
-    body = InteractionBody(**{**{f: getattr(base, f) for f in base.__slots__}, "outcome": outcome})
+    body = dataclasses.replace(base, outcome=outcome)
     data = _cassette(body)
     assert isinstance(parse_cassette(data), Success)
     assert isinstance(verify_stream(io.BytesIO(data)), Success)

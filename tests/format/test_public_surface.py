@@ -28,18 +28,25 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_verify_file_imports_only_the_streaming_verifier() -> None:
-    """A fresh interpreter: `cassette verify` start-up loads no records, parser or writer."""
+    """A fresh interpreter: `cassette verify` start-up loads no decoder, loader or writer.
+
+    It loads the record declarations (its one-pass check is derived from them) but never
+    the ordered rules, the decoder, the loader, the writer or `returns`.
+    """
     probe = (
         "import sys\n"
         "from cassette_format import verify_file\n"
-        "print(','.join(sorted(n for n in sys.modules if n.startswith('cassette_format.'))))\n"
+        "names = (n for n in sys.modules if n.startswith(('cassette_', 'returns')))\n"
+        "print(','.join(sorted(names)))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.strip().split(","))
     assert "cassette_format.read.verify" in loaded
     assert not loaded & {
-        "cassette_format.records.model",
+        "cassette_format.rules.interaction",
+        "cassette_format.rules.header",
         "cassette_format.read.parse",
         "cassette_format.write.writer",
         "cassette_format.records.decode",
+        "returns",
     }

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
+import pytest
 from cassette_canonical import JsonValue, fingerprint
 from cassette_format.sessions import (
     SESSION_LOG_FORMAT,
@@ -22,6 +26,7 @@ def _digest(value: JsonValue) -> str:
     return fingerprint(value).unwrap()
 
 
+_TIGHT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
 _REDACTED: JsonValue = {"messages": [{"role": "user", "content": "[REDACTED]"}], "model": "m"}
 _STREAMED: JsonValue = {"messages": [{"role": "user", "content": "é \u2028 𝄞"}], "stream": True}
 _META: JsonValue = {"status": 200, "contentType": "application/json", "body": "json"}
@@ -91,3 +96,39 @@ def test_the_format_reads_session_logs_without_cassette_topology() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert shown.strip() == "[]"
+
+
+def _relaid(text: str, index: int, layout: Callable[[dict[str, JsonValue]], str]) -> str:
+    lines = text.split("\n")
+    lines[index] = layout(json.loads(lines[index]))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda value: json.dumps(value, ensure_ascii=False),  # spaces after separators
+        lambda value: json.dumps(dict(reversed(value.items())), **_TIGHT),  # key order
+        lambda value: json.dumps(value, separators=(",", ":")),  # é written as \u00e9
+        lambda value: " " + json.dumps(value, **_TIGHT),  # a leading space
+        lambda value: json.dumps(value, **_TIGHT).replace("log/", "log\\/"),  # `\\/` for `/`
+    ],
+)
+def test_a_line_not_in_canonical_layout_is_refused(
+    layout: Callable[[dict[str, JsonValue]], str],
+) -> None:  # docs/session-log.md: one canonical JSON object per line; the value is unchanged
+    text = encode_session_log(_LOG).unwrap()
+    index = next(i for i, line in enumerate(text.split("\n")) if "é" in line)
+    relaid = _relaid(text, index, layout)
+    assert relaid != text
+    problem = parse_session_log(relaid).failure()
+    assert problem.code == SESSION_LOG_FORMAT
+    assert problem.line == index + 1
+    assert problem.message == (
+        f"line {index + 1}: is not canonical JSON text (one canonical JSON object per line)"
+    )
+
+
+def test_crlf_line_ends_and_blank_lines_stay_tolerated() -> None:
+    text = encode_session_log(_LOG).unwrap()
+    assert parse_session_log(text.replace("\n", "\r\n\n \t\n")).unwrap() == _LOG

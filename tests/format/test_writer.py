@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -232,7 +233,7 @@ async def test_invalid_interaction_never_reaches_disk(tmp_path: Path) -> None:  
     path = tmp_path / "c.cassette.jsonl"
     writer = await CassetteWriter.open(path, make_header(), "create")
     body = make_body(1, kind="start-error")
-    bad: Any = type(body)(**{**{f: getattr(body, f) for f in body.__slots__}, "published": True})
+    bad: Any = dataclasses.replace(body, published=True)
     with pytest.raises(CassetteFormatError, match=r"^line 2 start-error must be unpublished$"):
         await writer.append(bad)
     with pytest.raises(CassetteFormatError):
@@ -243,7 +244,7 @@ async def test_invalid_interaction_never_reaches_disk(tmp_path: Path) -> None:  
 
 def test_invalid_header_touches_nothing(tmp_path: Path) -> None:  # WRITE-1
     header = make_header()
-    tampered = type(header)(**{**{f: getattr(header, f) for f in header.__slots__}, "hash": "x"})
+    tampered = dataclasses.replace(header, hash="x")
     path = tmp_path / "sub" / "c.cassette.jsonl"
     with pytest.raises(CassetteFormatError, match=r"^header.hash must be a lowercase SHA-256"):
         CassetteWriter.open_blocking(path, tampered, "create")

@@ -6,7 +6,7 @@ import itertools
 import json
 
 import pytest
-from cassette_canonical import JsonValue
+from cassette_canonical import JsonValue, canonical_json
 from cassette_format.sessions import (
     SESSION_LOG_FORMAT,
     RecordedCall,
@@ -135,7 +135,7 @@ def test_header_rules(header_change: dict[str, object], fragment: str) -> None:
     lines = _text(_sample()).splitlines()
     header = json.loads(lines[0])
     header.update(header_change)
-    error = _error(json.dumps(header) + "\n" + "\n".join(lines[1:]))
+    error = _error(canonical_json(header).unwrap() + "\n" + "\n".join(lines[1:]))
     assert error.line == 1
     assert fragment in error.message
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from cassette_canonical import JsonValue, fingerprint
+from cassette_canonical import JsonValue, canonical_json, fingerprint
 from cassette_provider.live.secret_shapes import CANARY_CLASSES, SHAPES, expand_canary
 from cassette_provider.models import (
     ModelReplayError,
@@ -348,7 +348,7 @@ def _rewrite(text: str, line: int, change: dict[str, object], drop: tuple[str, .
         if index > 0:
             body["previousHash"] = previous
         previous = fingerprint(body).unwrap()
-        out.append(json.dumps({**body, "hash": previous}, separators=(",", ":")))
+        out.append(canonical_json({**body, "hash": previous}).unwrap())  # one canonical line
     return "\n".join(out) + "\n"
 
 

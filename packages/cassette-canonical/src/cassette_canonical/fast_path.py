@@ -27,7 +27,7 @@ from typing import Final
 
 import orjson
 
-from cassette_canonical.limits import C_RECURSION_SAFE
+from cassette_canonical.limits import C_RECURSION_SAFE, MAX_SAFE_INTEGER
 from cassette_canonical.strings import sorts_by_code_point, utf16_sort_key
 
 _JSON_ENCODE: Final = json.JSONEncoder(
@@ -67,7 +67,7 @@ ENCODERS: tuple[Callable[[object], bytes], ...] = _load_encoders()
 _LEAF_TYPES: Final = frozenset({str, int, float, bool, type(None)})
 _PLAIN_TYPES: Final = _LEAF_TYPES | {dict, list}
 _CONTAINER_TYPES: Final = frozenset({dict, list})
-_SAFE: Final = 2**53
+_SAFE: Final = MAX_SAFE_INTEGER + 1  # 2^53: the last integer of the exact run
 # Python's repr writes a non-integral double in [1e-4, 1e16) positionally with its shortest
 # digits, exactly as JavaScript does; outside that range it switches to exponent form.
 _FIXED_LOW: Final = 1e-4
@@ -165,9 +165,13 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
         return False
     if text != raw:
         return False
+    # Each pattern is looked for with a plain substring scan first (memchr-fast); the regex
+    # runs only on the rare line that holds its first two bytes.
     if b"+" in raw and _EXPONENT_PLAIN_IN_JS.search(raw):
         return False
-    return _INTEGRAL_FLOAT.search(raw) is None and not _has_exponent_minus_six(raw)
+    if b".0" in raw and _INTEGRAL_FLOAT.search(raw) is not None:
+        return False
+    return b"-6" not in raw or not _has_exponent_minus_six(raw)
 
 
 def _has_exponent_minus_six(raw: bytes) -> bool:

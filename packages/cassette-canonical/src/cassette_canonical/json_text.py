@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from cassette_canonical.display_text import CONTROL_CLASS
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 from cassette_canonical.strings import join_surrogate_pairs
 
 __all__ = ["json_document", "json_string"]
 
 _INDENT: Final = "  "
-_SAFE: Final = 2**53 - 1
 _SHORT_ESCAPES: Final = {
     '"': '\\"',
     "\\": "\\\\",
@@ -57,7 +57,7 @@ def _number(value: int | float) -> str:
         return "null"  # JSON.stringify writes non-finite numbers as null.
     if value == 0:
         return "0"  # JSON.stringify(-0) is "0".
-    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
+    if isinstance(value, int) and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return str(value)
     from cassette_canonical import number_text  # only when needed: lean start-up
 

@@ -8,9 +8,10 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from cassette_canonical.errors import NON_LOSSLESS_NUMBER, NOT_JSON_VALUE, CanonicalError
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 
 # Integers up to 2**53 are exact doubles whose shortest digits are the integer itself.
-_SAFE: Final = 2**53
+_SAFE: Final = MAX_SAFE_INTEGER + 1  # 2^53: the last integer of the exact run
 _NON_LOSSLESS: Final = "canonical JSON contains a non-lossless number"
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
+
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 
 __all__ = [
     "Document",
@@ -18,7 +19,6 @@ __all__ = [
 ]
 
 Document = Mapping[str, object]
-_SAFE: Final = 2**53 - 1
 
 
 def text(document: Document, key: str) -> str:
@@ -68,7 +68,7 @@ def js_number(value: int | float) -> str:
     Safe integers print as Python prints them; anything else goes through
     `cassette_canonical.number_text`, imported only then to keep `verify` start-up lean.
     """
-    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
+    if isinstance(value, int) and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return str(value)
     from cassette_canonical import number_text
 

@@ -15,9 +15,20 @@ from typing import TYPE_CHECKING, Any
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.read.line_keys import ExactKeys
-from cassette_format.read.links import LINKED, ChainLinks, line_refusal
+from cassette_format.read.links import ChainLinks, refusal_words
 from cassette_format.read.record_line import ParsedLine, parse_record, record_hash
 from cassette_format.read.tally import Tally
+from cassette_format.records.model import HASH
+from cassette_format.rules.chain import (
+    EMPTY,
+    LINKED,
+    LOSSY,
+    header_hash_mismatch,
+    line_hash_mismatch,
+    line_refusal,
+    missing_occurrence,
+    missing_sequence,
+)
 from cassette_format.rules.fast import header_fits, interaction_fits
 
 if TYPE_CHECKING:
@@ -29,8 +40,6 @@ if TYPE_CHECKING:
     from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
 __all__ = ["ChainState"]
-
-_LOSSY = "cassette record is not lossless canonical JSON"
 
 
 class ChainState:
@@ -101,9 +110,9 @@ class ChainState:
         header: Any = value  # accepted by FMT-9 rules 1-17
         computed = record_hash(parsed, header)
         if computed is None:
-            return CassetteFormatError(_LOSSY, line=1)
-        if computed != header["hash"]:
-            return CassetteFormatError("header hash mismatch", line=1)
+            return CassetteFormatError(LOSSY, line=1)
+        if computed != header[HASH]:
+            return header_hash_mismatch()
         self.header_record = header
         self.links.start(header)
         return None
@@ -124,12 +133,12 @@ class ChainState:
         record: Any = value
         computed = record_hash(parsed, record)  # FMT-10 rule 10
         if computed is None:
-            return CassetteFormatError(_LOSSY)
-        if computed != record["hash"]:
-            return CassetteFormatError(f"line {number} hash mismatch", line=number)
+            return CassetteFormatError(LOSSY)
+        if computed != record[HASH]:
+            return line_hash_mismatch(number)
         refused = links.link(parsed, offset)  # FMT-15/16
         if refused != LINKED:
-            return line_refusal(refused, number, record, links.storage)
+            return line_refusal(refused, number, refusal_words(record), links.storage)
         if self.keep_records:
             from cassette_format.records.decode import decode_interaction  # lazy, as above
 
@@ -145,13 +154,11 @@ class ChainState:
     def finish(self) -> CassetteFormatError | None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
         if self.header_record is None:
-            return CassetteFormatError("cassette is empty")
+            return CassetteFormatError(EMPTY)
         missing = self.links.sequences.first_missing()
         if missing is not None:
-            return CassetteFormatError(f"cassette is missing sequence {missing}")
+            return missing_sequence(missing)
         missing = self.links.keys.finish()
         if missing is not None:
-            return CassetteFormatError(
-                f"cassette parent-context/request group is missing occurrence {missing}"
-            )
+            return missing_occurrence(missing)
         return None

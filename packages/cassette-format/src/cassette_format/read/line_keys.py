@@ -18,10 +18,19 @@ answers the FMT-17 missing occurrence of the first group (in first-seen order) l
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cassette_format.read.offset_table import OffsetTable
 from cassette_format.read.outcome_text import outcome_text
+from cassette_format.records.identity import (
+    CALL_KEY,
+    OCCURRENCE,
+    PARENT_CONTEXT_FINGERPRINT,
+    PARENT_KEY,
+    REQUEST_FINGERPRINT,
+)
+from cassette_format.rules.chain import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE
 
 if TYPE_CHECKING:
     from cassette_format.read.record_line import ParsedLine
@@ -37,28 +46,26 @@ __all__ = [
     "safe_int",
 ]
 
-DUPLICATE_CALL_KEY: Final = 1
-DUPLICATE_OCCURRENCE: Final = 2
 
 Member = tuple[str, str, str, Any]
 
 
 def _group(record: Any) -> GroupKey:
     """The parent-context/request group of a validated interaction record."""
-    return (record["parentKey"], record["parentContextFingerprint"], record["requestFingerprint"])
+    return (record[PARENT_KEY], record[PARENT_CONTEXT_FINGERPRINT], record[REQUEST_FINGERPRINT])
 
 
 def _member(record: Any) -> Member | None:
     """(group..., occurrence) of a record read back; None if it is no interaction any more."""
     try:
-        return (*_group(record), record["occurrence"])
+        return (*_group(record), record[OCCURRENCE])
     except (KeyError, TypeError):
         return None
 
 
 def _call_key(record: Any) -> Any:
     """The call key of a record read back (a dict: `LineReader` returns no other)."""
-    return record.get("callKey")
+    return record.get(CALL_KEY)
 
 
 def safe_int(value: int | float) -> int:
@@ -68,7 +75,7 @@ def safe_int(value: int | float) -> int:
 
 def _occurrence(record: Any) -> int:
     """A validated occurrence as an int (`2.0` is occurrence 2)."""
-    return safe_int(record["occurrence"])
+    return safe_int(record[OCCURRENCE])
 
 
 class CompactKeys:
@@ -92,32 +99,54 @@ class CompactKeys:
         if not calls.fits(offset):
             calls.widen(offset)
             members.widen(offset)
-        read = self._reader.parsed_at
-        call_key = record["callKey"]
-
-        def same_call_key(at: int) -> bool:
-            found = read(at)
-            return found is not None and _call_key(found.value) == call_key
-
-        if not calls.insert(hash(call_key), offset, same_call_key):
+        call_key = record[CALL_KEY]
+        call_hash = hash(call_key)
+        if not calls.place(call_hash, offset) and not calls.insert(
+            call_hash, offset, self._same_call_key(call_key)
+        ):
             return DUPLICATE_CALL_KEY
-        occurrence = _occurrence(record)
-        member = (*_group(record), occurrence)
-
-        def same_member(at: int) -> bool:
-            found = read(at)
-            return found is not None and _member(found.value) == member
-
-        if not members.insert(hash(member), offset, same_member):
+        occurrence = record[OCCURRENCE]
+        if type(occurrence) is not int:
+            occurrence = int(occurrence)
+        member = (
+            record[PARENT_KEY],
+            record[PARENT_CONTEXT_FINGERPRINT],
+            record[REQUEST_FINGERPRINT],
+            occurrence,
+        )
+        member_hash = hash(member)
+        if not members.place(member_hash, offset) and not members.insert(
+            member_hash, offset, self._same_member(member)
+        ):
             return DUPLICATE_OCCURRENCE
         if occurrence > 1:
             self._later.append(offset)
         return None
 
+    def _same_call_key(self, call_key: str) -> Callable[[int], bool]:
+        """Whether the line at an offset has `call_key` (a tag hit, confirmed by reading)."""
+        read = self._reader.parsed_at
+
+        def same_call_key(at: int) -> bool:
+            found = read(at)
+            return found is not None and _call_key(found.value) == call_key
+
+        return same_call_key
+
+    def _same_member(self, member: Member) -> Callable[[int], bool]:
+        """Whether the line at an offset is (group, occurrence) `member`, confirmed by reading."""
+        read = self._reader.parsed_at
+
+        def same_member(at: int) -> bool:
+            found = read(at)
+            return found is not None and _member(found.value) == member
+
+        return same_member
+
     def seen(self, record: Any) -> int | None:
         """Which key of a checked record was remembered already (as `add`), changing nothing."""
         read = self._reader.parsed_at
-        call_key = record["callKey"]
+        call_key = record[CALL_KEY]
         for at in self._calls.candidates(hash(call_key)):
             found = read(at)
             if found is not None and _call_key(found.value) == call_key:
@@ -202,7 +231,7 @@ class ExactKeys:
     def add(self, parsed: ParsedLine, offset: int) -> int | None:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
         record: Any = parsed.value
-        call_key: str = record["callKey"]
+        call_key: str = record[CALL_KEY]
         if call_key in self._call_keys:
             return DUPLICATE_CALL_KEY
         self._call_keys.add(call_key)
@@ -226,7 +255,7 @@ class ExactKeys:
 
     def seen(self, record: Any) -> int | None:
         """Which key of a checked record was remembered already (as `add`), changing nothing."""
-        if record["callKey"] in self._call_keys:
+        if record[CALL_KEY] in self._call_keys:
             return DUPLICATE_CALL_KEY
         seen = self._groups.get(_group(record))
         occurrence = _occurrence(record)

@@ -3,17 +3,26 @@
 A record links onto the chain when its request storage is the header's, and its sequence,
 its call key and its (group, occurrence) were not seen before (FMT-16); its own hash then
 becomes the `previousHash` the next record must name (FMT-15). `ChainLinks` answers which
-rule a record breaks as a code; the reader words it as the reference does (`line N
-duplicates ...`), the writer as a refused write (`interaction ... was already written`).
+rule a record breaks as a code (`rules.chain`); the reader words it as the reference does
+(`line N duplicates ...`), the writer as a refused write (`interaction ... was already
+written`), both with `refusal_words`' values.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from cassette_format.errors import CassetteFormatError
-from cassette_format.read.line_keys import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE, safe_int
+from cassette_format.read.line_keys import safe_int
 from cassette_format.read.sequences import SeenSequences
+from cassette_format.records.declare import wires
+from cassette_format.records.identity import CALL_KEY, OCCURRENCE
+from cassette_format.records.model import (
+    HASH,
+    STORAGE,
+    CassetteHeader,
+    InteractionBody,
+)
+from cassette_format.rules.chain import DUPLICATE_SEQUENCE, LINKED, OTHER_STORAGE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -21,20 +30,11 @@ if TYPE_CHECKING:
     from cassette_format.read.line_keys import LineKeys
     from cassette_format.read.record_line import ParsedLine
 
-__all__ = [
-    "DUPLICATE_CALL_KEY",
-    "DUPLICATE_OCCURRENCE",
-    "DUPLICATE_SEQUENCE",
-    "LINKED",
-    "OTHER_STORAGE",
-    "ChainLinks",
-    "line_refusal",
-    "write_refusal",
-]
+__all__ = ["ChainLinks", "refusal_words"]
 
-LINKED: Final = 0
-OTHER_STORAGE: Final = 3
-DUPLICATE_SEQUENCE: Final = 4
+_REQUEST = wires(InteractionBody).request
+_SEQUENCE = wires(InteractionBody).sequence
+_REQUEST_STORAGE = wires(CassetteHeader).request_storage
 
 
 class ChainLinks:
@@ -50,61 +50,34 @@ class ChainLinks:
 
     def start(self, header: Mapping[str, Any]) -> None:
         """Chain onto a verified header: its storage policy and its hash (FMT-15)."""
-        self.storage = str(header["requestStorage"])
-        self.previous_hash = str(header["hash"])
+        self.storage = str(header[_REQUEST_STORAGE])
+        self.previous_hash = str(header[HASH])
 
     def refusal(self, record: Any) -> int:
         """Which FMT-16 rule a checked record would break here (LINKED: none); changes nothing."""
-        if record["request"]["storage"] != self.storage:
+        if record[_REQUEST][STORAGE] != self.storage:
             return OTHER_STORAGE
-        if safe_int(record["sequence"]) in self.sequences:
+        if safe_int(record[_SEQUENCE]) in self.sequences:
             return DUPLICATE_SEQUENCE
         return self.keys.seen(record) or LINKED
 
     def link(self, parsed: ParsedLine, offset: int) -> int:
         """Link a checked record whose line starts at `offset`; LINKED, or the rule it breaks."""
         record: Any = parsed.value
-        if record["request"]["storage"] != self.storage:
+        if record[_REQUEST][STORAGE] != self.storage:
             return OTHER_STORAGE
-        sequence = safe_int(record["sequence"])
-        sequences = self.sequences
-        if sequence in sequences:
+        sequence = record[_SEQUENCE]
+        if type(sequence) is not int:
+            sequence = int(sequence)
+        if not self.sequences.add_new(sequence):
             return DUPLICATE_SEQUENCE
-        duplicate = self.keys.add(parsed, offset)
+        duplicate = self.keys.add(parsed, offset)  # a refused line ends the chain: no undo
         if duplicate is not None:
             return duplicate
-        sequences.add(sequence)
-        self.previous_hash = record["hash"]
+        self.previous_hash = record[HASH]
         return LINKED
 
 
-def line_refusal(code: int, number: int, record: Any, storage: str) -> CassetteFormatError:
-    """The reference's message for line `number` breaking rule `code` (FMT-16)."""
-    if code == OTHER_STORAGE:
-        message = f'line {number}.request.storage must match header.requestStorage "{storage}"'
-    elif code == DUPLICATE_SEQUENCE:
-        message = f"line {number} duplicates sequence {safe_int(record['sequence'])}"
-    elif code == DUPLICATE_CALL_KEY:
-        message = f'line {number} duplicates call key "{record["callKey"]}"'
-    else:
-        message = (
-            f"line {number} duplicates occurrence {safe_int(record['occurrence'])} "
-            "for one parent-context/request group"
-        )
-    return CassetteFormatError(message, line=number)
-
-
-def write_refusal(code: int, record: Any, storage: str) -> CassetteFormatError:
-    """Why the writer refuses a record the loader would reject beside what was written."""
-    if code == OTHER_STORAGE:
-        message = f'interaction request.storage must match header.requestStorage "{storage}"'
-    elif code == DUPLICATE_SEQUENCE:
-        message = f"interaction sequence {safe_int(record['sequence'])} was already written"
-    elif code == DUPLICATE_CALL_KEY:
-        message = f'interaction call key "{record["callKey"]}" was already written'
-    else:
-        message = (
-            f"interaction occurrence {safe_int(record['occurrence'])} was already written "
-            "for one parent-context/request group"
-        )
-    return CassetteFormatError(message)
+def refusal_words(record: Any) -> tuple[int, str, int]:
+    """The sequence, call key and occurrence a refusal message names."""
+    return safe_int(record[_SEQUENCE]), str(record[CALL_KEY]), safe_int(record[OCCURRENCE])

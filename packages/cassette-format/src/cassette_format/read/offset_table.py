@@ -52,6 +52,26 @@ class OffsetTable:
             index = (index + 1) & mask
             word = slots[index]
 
+    def place(self, key_hash: int, offset: int) -> bool:
+        """Add `offset` when no slot holds its tag (the usual case: nothing to read back).
+
+        False, changing nothing, when a candidate exists: `insert` must confirm it then.
+        """
+        slots, mask, bits = self._slots, self._mask, self._offset_bits
+        tag = key_hash & self._tag_mask
+        index = tag & mask
+        word = slots[index]
+        while word:
+            if word >> bits == tag:
+                return False
+            index = (index + 1) & mask
+            word = slots[index]
+        slots[index] = (tag << bits) | (offset + 1)
+        self.count += 1
+        if self.count > self._limit:
+            self._rebuild(2 * len(slots), bits)
+        return True
+
     def insert(self, key_hash: int, offset: int, same_key: Callable[[int], bool]) -> bool:
         """Add `offset` unless a candidate's line has the same key (`same_key`); False then."""
         slots, mask, bits = self._slots, self._mask, self._offset_bits

@@ -6,12 +6,17 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from cassette_format.records.declare import wires
+from cassette_format.records.model import HASH, InteractionBody
+
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
     from cassette_format.read.record_line import ParsedLine
 
 __all__ = ["outcome_canonical_text", "outcome_text"]
+
+_OUTCOME = wires(InteractionBody).outcome
 
 
 def outcome_canonical_text(outcome: JsonValue, record_hash: str) -> str:
@@ -30,11 +35,11 @@ def outcome_canonical_text(outcome: JsonValue, record_hash: str) -> str:
 def outcome_text(parsed: ParsedLine) -> bytes:
     """The canonical text of a verified record's outcome, compared for ambiguity (FMT-19)."""
     record: Any = parsed.value
-    outcome = record["outcome"]
+    outcome = record[_OUTCOME]
     if parsed.canonical is not None:
         # A canonical line's sub-objects are canonical and were parsed in file order, which is
         # UTF-16 key order (CANON-3); orjson writes them back as they stand. Sorting here would
         # use code-point order and could disagree with a non-canonical member (FMT-19).
         return orjson.dumps(outcome)
-    text = outcome_canonical_text(outcome, str(record["hash"]))
+    text = outcome_canonical_text(outcome, str(record[HASH]))
     return text.encode("utf-8", "surrogatepass")

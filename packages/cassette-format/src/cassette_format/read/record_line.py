@@ -20,13 +20,16 @@ import orjson
 from cassette_canonical import is_canonical_text
 
 from cassette_format.errors import CassetteFormatError
+from cassette_format.records.model import HASH
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["ParsedLine", "decode_line", "parse_record", "record_hash"]
+__all__ = ["HASH_MEMBER", "ParsedLine", "decode_line", "parse_record", "record_hash"]
 
-_HASH_MEMBER = b'"hash":"sha256:'
+#: How a canonical line's top-level `hash` member starts (the reader cuts it out to hash the
+#: rest; the sealer writes the digest after it).
+HASH_MEMBER = b'"' + HASH.encode("ascii") + b'":"sha256:'
 
 
 class ParsedLine:
@@ -95,7 +98,7 @@ def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str | None:
     """CANON-8 fingerprint of the record minus its `hash` member, None when it has none."""
     from cassette_canonical import fingerprint  # lazy: only non-canonical lines need it
 
-    body = {key: item for key, item in value.items() if key != "hash"}
+    body = {key: item for key, item in value.items() if key != HASH}
     digest: str | None = fingerprint(body).value_or(None)
     return digest
 
@@ -107,9 +110,9 @@ def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str | No
     """
     raw = parsed.canonical
     if raw is not None:
-        start = raw.find(_HASH_MEMBER)
-        stop = start + len(_HASH_MEMBER) + 64 + 2  # digest, closing quote, comma
-        stored = record.get("hash")
+        start = raw.find(HASH_MEMBER)
+        stop = start + len(HASH_MEMBER) + 64 + 2  # digest, closing quote, comma
+        stored = record.get(HASH)
         if not isinstance(stored, str) or raw[start + 8 : stop - 2] != stored.encode("ascii"):
             return _fingerprint_without_hash(record)
         if start > 0 and raw[stop - 2 : stop] == b'",' and raw[start - 1 : start] == b",":

@@ -31,6 +31,7 @@ from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_by
 from cassette_format.read.reread import LineReader
 from cassette_format.read.run import run_lines
 from cassette_format.records.decode import decode_interaction
+from cassette_format.records.model import HASH
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -163,7 +164,7 @@ class ReplayIndex:
         if not isinstance(parsed, CassetteFormatError) and isinstance(parsed.value, dict):
             record = parsed.value
             stored = digest_text(self._stored_hash(position))
-            if record.get("hash") == stored and record_hash(parsed, record) == stored:
+            if record.get(HASH) == stored and record_hash(parsed, record) == stored:
                 return decode_interaction(record)
         return self._refusal(position, raw)
 
@@ -199,7 +200,7 @@ class ReplayIndex:
 
     def _previous_hash(self, position: int) -> str:
         if position == 0:
-            return str(self._header_record["hash"])
+            return str(self._header_record[HASH])
         return digest_text(self._stored_hash(position - 1))
 
 

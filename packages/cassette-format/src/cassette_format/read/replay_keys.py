@@ -19,8 +19,28 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Final
 
 from cassette_format.read.key_table import KeyTable
-from cassette_format.read.line_keys import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE, safe_int
+from cassette_format.read.line_keys import safe_int
 from cassette_format.read.outcome_text import outcome_text
+from cassette_format.records.declare import fixed, wires
+from cassette_format.records.identity import (
+    CALL_KEY,
+    OCCURRENCE,
+    PARENT_CONTEXT_FINGERPRINT,
+    PARENT_KEY,
+    REQUEST_FINGERPRINT,
+)
+from cassette_format.records.model import (
+    HASH,
+    OUTCOME_KIND,
+    STORAGE,
+    FullRequestView,
+    InteractionBody,
+    MetadataRequestView,
+    RequestMetadata,
+    ResultOutcome,
+    Timing,
+)
+from cassette_format.rules.chain import DUPLICATE_CALL_KEY, DUPLICATE_OCCURRENCE
 
 if TYPE_CHECKING:
     from cassette_format.read.record_line import ParsedLine
@@ -33,6 +53,22 @@ DIGEST_BYTES: Final = 32
 _DIGEST_PREFIX: Final = "sha256:"
 _INITIAL_GROUP_SLOTS: Final = 1 << 6
 _HEX_START: Final = len(_DIGEST_PREFIX)
+# The members read per line, by their declarations (records.model).
+_INTERACTION = wires(InteractionBody)
+_SEQUENCE, _TIMING, _REQUEST, _OUTCOME = (
+    _INTERACTION.sequence,
+    _INTERACTION.timing,
+    _INTERACTION.request,
+    _INTERACTION.outcome,
+)
+_METADATA_STORAGE, _METADATA = (
+    fixed(MetadataRequestView).storage,
+    wires(MetadataRequestView).metadata,
+)
+_VALUE = wires(FullRequestView).value
+_LABEL = wires(RequestMetadata).label
+_LATENCY, _DURATION = wires(Timing).start_latency_ms, wires(Timing).duration_ms
+_RESULT_KIND, _REDACTIONS = fixed(ResultOutcome).kind, wires(ResultOutcome).redactions
 
 
 def digest_bytes(digest: str) -> bytes:
@@ -152,16 +188,16 @@ class ReplayKeys:
 
     def seen(self, record: Any) -> int | None:
         """Which FMT-16 rule a checked record would break if added (None: none); no change."""
-        if self.calls.find(record["callKey"]) >= 0:
+        if self.calls.find(record[CALL_KEY]) >= 0:
             return DUPLICATE_CALL_KEY
-        parent_id = self.parents.find(record["parentKey"])
-        context_id = self.contexts.find(record["parentContextFingerprint"])
+        parent_id = self.parents.find(record[PARENT_KEY])
+        context_id = self.contexts.find(record[PARENT_CONTEXT_FINGERPRINT])
         if parent_id < 0 or context_id < 0:
             return None
-        first = self.find_group(parent_id, context_id, digest_bytes(record["requestFingerprint"]))
+        first = self.find_group(parent_id, context_id, digest_bytes(record[REQUEST_FINGERPRINT]))
         if first < 0:
             return None
-        occurrence = safe_int(record["occurrence"])
+        occurrence = safe_int(record[OCCURRENCE])
         members = self._repeats.get(first, {self.occurrences[first]: first})
         return DUPLICATE_OCCURRENCE if occurrence in members else None
 
@@ -170,14 +206,14 @@ class ReplayKeys:
         # One of these per line of a 100,000-line file: locals and inline steps on purpose.
         record: Any = parsed.value
         position = len(self.offsets)
-        if self.calls.add(record["callKey"]) != position:
+        if self.calls.add(record[CALL_KEY]) != position:
             return DUPLICATE_CALL_KEY
-        occurrence = record["occurrence"]
+        occurrence = record[OCCURRENCE]
         if type(occurrence) is not int:
             occurrence = safe_int(occurrence)
-        parent_id = self.parents.add(record["parentKey"])
-        context_id = self.contexts.add(record["parentContextFingerprint"])
-        request = bytes.fromhex(record["requestFingerprint"][_HEX_START:])
+        parent_id = self.parents.add(record[PARENT_KEY])
+        context_id = self.contexts.add(record[PARENT_CONTEXT_FINGERPRINT])
+        request = bytes.fromhex(record[REQUEST_FINGERPRINT][_HEX_START:])
         slot = self._group_slot(parent_id, context_id, request)
         first = self._group_slots[slot] - 1
         if first >= 0:
@@ -192,24 +228,26 @@ class ReplayKeys:
             self._group_slots[slot] = position + 1
             if occurrence != 1:
                 self._odd_starts.append(position)
-        sequence = record["sequence"]
-        timing = record["timing"]
-        view = record["request"]
-        label = (view["metadata"] if view["storage"] == "metadata" else view["value"]).get("label")
+        sequence = record[_SEQUENCE]
+        timing = record[_TIMING]
+        view = record[_REQUEST]
+        label = (view[_METADATA] if view[STORAGE] == _METADATA_STORAGE else view[_VALUE]).get(
+            _LABEL
+        )
         self.offsets.append(offset)
         self.sequences.append(sequence if type(sequence) is int else safe_int(sequence))
         self.occurrences.append(occurrence)
-        self.delays.append(max(timing["startLatencyMs"], timing["durationMs"]))
+        self.delays.append(max(timing[_LATENCY], timing[_DURATION]))
         self.parent_ids.append(parent_id)
         self.context_ids.append(context_id)
         self.label_ids.append(self.labels.add(label) if type(label) is str else -1)
         self.requests += request
-        self.hashes += bytes.fromhex(record["hash"][_HEX_START:])
+        self.hashes += bytes.fromhex(record[HASH][_HEX_START:])
         if first < 0 and 3 * (position + 1) > 2 * len(self._group_slots):
             self._grow_groups()
         if self.first_redacted < 0:
-            outcome = record["outcome"]
-            if outcome["kind"] == "result" and outcome["redactions"] > 0:
+            outcome = record[_OUTCOME]
+            if outcome[OUTCOME_KIND] == _RESULT_KIND and outcome[_REDACTIONS] > 0:
                 self.first_redacted = position
         return None
 

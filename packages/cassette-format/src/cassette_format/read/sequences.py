@@ -28,6 +28,22 @@ class SeenSequences:
             return bool(self._bits[sequence >> 3] & (1 << (sequence & 7)))
         return sequence in self._outliers
 
+    def add_new(self, sequence: int) -> bool:
+        """Record a positive sequence unless it was seen (then False, nothing changes)."""
+        bits = self._bits
+        if sequence < 8 * len(bits):  # `add` would set this bit and nothing else
+            mask = 1 << (sequence & 7)
+            if bits[sequence >> 3] & mask:
+                return False
+            bits[sequence >> 3] |= mask
+            self.count += 1
+            self.highest = max(self.highest, sequence)
+            return True
+        if sequence in self._outliers:
+            return False
+        self.add(sequence)
+        return True
+
     def add(self, sequence: int) -> None:
         """Record a positive sequence not seen before (the caller checked `in` first)."""
         bits = self._bits

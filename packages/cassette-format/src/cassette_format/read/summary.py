@@ -3,31 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, get_args
 
 from cassette_format.read.outcome_text import outcome_canonical_text
 from cassette_format.read.tally import Tally
+from cassette_format.records.declare import decoder, wires
+from cassette_format.records.model import (
+    CassetteHeader,
+    ProviderFacts,
+    StopReasonCategory,
+    SummaryDocument,
+)
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
     from cassette_format.records.cassette_file import CassetteFile
-    from cassette_format.records.model import CassetteInteraction, StopReasonCategory
+    from cassette_format.records.model import CassetteInteraction
 
 __all__ = ["ambiguous_groups", "classify_stop_reason", "summarize", "summary_document"]
 
+_OTHER: Final[StopReasonCategory] = "other"
+_CASSETTE_ID = wires(CassetteHeader).cassette_id
+_PROVIDER = wires(CassetteHeader).provider
+_provider = decoder(ProviderFacts)
+
+#: The bounded categories (FMT-20): each recorded reason that names one maps to itself.
 _CATEGORIES: dict[str, StopReasonCategory] = {
-    "completed": "completed",
-    "aborted": "aborted",
-    "error": "error",
-    "max-tokens": "max-tokens",
-    "refusal": "refusal",
+    category: category for category in get_args(StopReasonCategory) if category != _OTHER
 }
 
 
 def classify_stop_reason(stop_reason: str) -> StopReasonCategory:
     """The bounded, metadata-safe category of an extensible stop reason (FMT-20)."""
-    return _CATEGORIES.get(stop_reason, "other")
+    return _CATEGORIES.get(stop_reason, _OTHER)
 
 
 def group_key(interaction: CassetteInteraction) -> str:
@@ -62,31 +71,20 @@ def summary_document(
 ) -> dict[str, JsonValue]:
     """The reference `verify --json` document minus `file`, keys in its order (FMT-21).
 
-    `header` is a verified header's JSON (its `to_json()`, or the checked line itself).
+    `header` is a verified header's JSON (its `to_json()`, or the checked line itself, whose
+    members may stand in any order: they are written back in the declared one).
     """
-    provider = header["provider"]
-    caps = provider["capabilities"]
-    return {
-        "cassetteId": header["cassetteId"],
-        "provider": {
-            "cassette": provider["cassette"],
-            "upstream": provider["upstream"],
-            "capabilities": {
-                "outputSchema": caps["outputSchema"],
-                "depthLimit": caps["depthLimit"],
-                "toolFilter": caps["toolFilter"],
-                "persona": caps["persona"],
-            },
-            "inheritsParentContext": provider["inheritsParentContext"],
-        },
-        "interactions": tally.interactions,
-        "completed": tally.completed,
-        "failed": tally.failed,
-        "aborted": tally.aborted,
-        "ambiguousGroups": ambiguous,
-        "redactedResults": tally.redacted,
-        "durationMs": tally.duration_ms,
-    }
+    return SummaryDocument(
+        cassette_id=header[_CASSETTE_ID],
+        provider=_provider(header[_PROVIDER]),
+        interactions=tally.interactions,
+        completed=tally.completed,
+        failed=tally.failed,
+        aborted=tally.aborted,
+        ambiguous_groups=ambiguous,
+        redacted_results=tally.redacted,
+        duration_ms=tally.duration_ms,
+    ).to_json()
 
 
 def summarize(cassette: CassetteFile) -> dict[str, JsonValue]:

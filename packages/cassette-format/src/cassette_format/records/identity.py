@@ -8,14 +8,33 @@ TOPO-3, MATCH-1), mismatch diagnostics (DIAG-2, DIAG-3) and cassette diff (DIFF-
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from cassette_canonical import utf16_sort_key
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["CallGroup", "CallIdentity", "GroupKey", "IdentityMembers"]
+__all__ = [
+    "CALL_KEY",
+    "OCCURRENCE",
+    "PARENT_CONTEXT_FINGERPRINT",
+    "PARENT_KEY",
+    "REQUEST_FINGERPRINT",
+    "CallGroup",
+    "CallIdentity",
+    "GroupKey",
+    "IdentityMembers",
+]
+
+# The wire names of an interaction's identity members (FMT-10), declared here once: the
+# interaction's declaration (`records.model`), the key index (`read.line_keys`) and the
+# JSON views below all name them through these.
+CALL_KEY: Final = "callKey"
+PARENT_KEY: Final = "parentKey"
+PARENT_CONTEXT_FINGERPRINT: Final = "parentContextFingerprint"
+OCCURRENCE: Final = "occurrence"
+REQUEST_FINGERPRINT: Final = "requestFingerprint"
 
 #: A `CallGroup`'s plain triple, which equals and hashes as it: the cheap key of hot indexes
 #: (a NamedTuple costs a Python-level constructor per key).
@@ -35,9 +54,9 @@ class CallGroup(NamedTuple):
     def to_json(self) -> dict[str, JsonValue]:
         """The three members in the reference order (DIAG-3 `actual`)."""
         return {
-            "parentKey": self.parent_key,
-            "parentContextFingerprint": self.parent_context_fingerprint,
-            "requestFingerprint": self.request_fingerprint,
+            PARENT_KEY: self.parent_key,
+            PARENT_CONTEXT_FINGERPRINT: self.parent_context_fingerprint,
+            REQUEST_FINGERPRINT: self.request_fingerprint,
         }
 
 
@@ -60,17 +79,17 @@ class CallIdentity:
     def to_json(self) -> dict[str, JsonValue]:
         """The group's members, then `occurrence` (DIFF-5 call documents)."""
         document = self.group.to_json()
-        document["occurrence"] = self.occurrence
+        document[OCCURRENCE] = self.occurrence
         return document
 
     def record_json(self, call_key: str) -> dict[str, JsonValue]:
         """The identity members as a record line orders them, call key first (FMT-10, DIAG-3)."""
         return {
-            "callKey": call_key,
-            "parentKey": self.group.parent_key,
-            "parentContextFingerprint": self.group.parent_context_fingerprint,
-            "occurrence": self.occurrence,
-            "requestFingerprint": self.group.request_fingerprint,
+            CALL_KEY: call_key,
+            PARENT_KEY: self.group.parent_key,
+            PARENT_CONTEXT_FINGERPRINT: self.group.parent_context_fingerprint,
+            OCCURRENCE: self.occurrence,
+            REQUEST_FINGERPRINT: self.group.request_fingerprint,
         }
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from cassette_canonical import fingerprint
 
+from cassette_format.records.model import HASH
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -21,4 +23,4 @@ __all__ = ["own_hash"]
 
 def own_hash(record: Mapping[str, JsonValue]) -> Result[str, CanonicalError]:
     """The digest a record's `hash` member must hold: the fingerprint of the rest of it."""
-    return fingerprint({key: value for key, value in record.items() if key != "hash"})
+    return fingerprint({key: value for key, value in record.items() if key != HASH})

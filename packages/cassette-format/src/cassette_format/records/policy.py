@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING
 
 from cassette_canonical import canonical_json
+
+from cassette_format.records.model import POLICY_FIELDS, PolicyField
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -12,18 +14,6 @@ if TYPE_CHECKING:
     from cassette_format.records.model import CassetteHeader
 
 __all__ = ["POLICY_FIELDS", "PolicyField", "policy_changes"]
-
-PolicyField: TypeAlias = Literal[
-    "provider.cassette",
-    "provider.upstream",
-    "provider.capabilities",
-    "provider.inheritsParentContext",
-    "requestStorage",
-    "redactSecrets",
-    "redactionPatterns",
-]
-#: The policy fields in reporting order, named by their paths in the on-disk header.
-POLICY_FIELDS: Final[tuple[PolicyField, ...]] = get_args(PolicyField)
 
 
 def _policy_values(header: CassetteHeader) -> tuple[JsonValue, ...]:

@@ -13,7 +13,8 @@ from returns.result import Result
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.records.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
-from cassette_format.records.fields import CAPABILITY_FIELDS, HEADER_FIELDS, PROVIDER_FIELDS
+from cassette_format.records.declare import members, wire_fields
+from cassette_format.records.model import Capabilities, CassetteHeader, ProviderFacts
 from cassette_format.rules.leaf import (
     PASSED,
     Checked,
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["check_header"]
 
+# The closed member sets (FMT-6), derived from the declarations; capabilities in order.
+HEADER_FIELDS = wire_fields(CassetteHeader)
+PROVIDER_FIELDS = wire_fields(ProviderFacts)
+CAPABILITY_FIELDS = tuple(item.wire for item in members(Capabilities))
 _CAPABILITY_SET = frozenset(CAPABILITY_FIELDS)
 _TARGET_FIELDS = frozenset({"dshSubagent"})
 _CAPS = "header.provider.capabilities"

@@ -3,7 +3,7 @@
 Where FMT-10 lives: rules 1-9 one by one in the reference's order
 (`check_interaction_in_order`, the first failure as a value with the reference's message),
 the same rules accepted in one allocation-free pass for ordinary lines (`interaction_fits`,
-from `_fast_schema`; it only ever says "plainly valid" or "ask the ordered rules"), and
+from `rules.fast`; it only ever says "plainly valid" or "ask the ordered rules"), and
 rule 10, the record's hash, is computed from the line's bytes by `_record_line.record_hash`
 and compared where the line is read (`_chain`, beside the FMT-15/16 checks that follow).
 Content blocks are FMT-14 (`content_blocks`). The ordered rules import `returns`, so
@@ -19,17 +19,18 @@ from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.records.constants import INTERACTION_KIND
-from cassette_format.records.fields import (
-    ERROR_FIELDS,
-    ERROR_OUTCOME_FIELDS,
-    FULL_REQUEST_FIELDS,
-    FULL_VIEW_FIELDS,
-    INTERACTION_FIELDS,
-    METADATA_FIELDS,
-    METADATA_VIEW_FIELDS,
-    RESULT_OUTCOME_FIELDS,
-    TIMING_FIELDS,
-    TOOL_FILTER_FIELDS,
+from cassette_format.records.declare import wire_fields
+from cassette_format.records.model import (
+    CassetteInteraction,
+    FullRequest,
+    FullRequestView,
+    MetadataRequestView,
+    RecordedError,
+    RequestMetadata,
+    ResultOutcome,
+    StartErrorOutcome,
+    Timing,
+    ToolFilter,
 )
 from cassette_format.rules.content_blocks import check_content_blocks
 from cassette_format.rules.fast import interaction_fits
@@ -63,6 +64,17 @@ __all__ = [
 ]
 
 JsonObject = Mapping[str, "JsonValue"]
+# The closed member sets (FMT-6), derived from the declarations.
+INTERACTION_FIELDS = wire_fields(CassetteInteraction)
+METADATA_VIEW_FIELDS = wire_fields(MetadataRequestView)
+FULL_VIEW_FIELDS = wire_fields(FullRequestView)
+METADATA_FIELDS = wire_fields(RequestMetadata)
+FULL_REQUEST_FIELDS = wire_fields(FullRequest)
+TIMING_FIELDS = wire_fields(Timing)
+RESULT_OUTCOME_FIELDS = wire_fields(ResultOutcome)
+ERROR_OUTCOME_FIELDS = wire_fields(StartErrorOutcome)
+ERROR_FIELDS = wire_fields(RecordedError)
+TOOL_FILTER_FIELDS = wire_fields(ToolFilter)
 _Rule = Callable[["JsonValue"], Result[object, CassetteFormatError]]
 
 

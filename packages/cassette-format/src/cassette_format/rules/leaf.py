@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from cassette_canonical import is_digest
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
 __all__ = [
-    "MAX_SAFE_INTEGER",
     "PASSED",
     "Checked",
     "an_object",
@@ -41,7 +41,6 @@ __all__ = [
     "string_list",
 ]
 
-MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_SAFE = MAX_SAFE_INTEGER
 
 Checked = Result[None, CassetteFormatError]

@@ -5,8 +5,9 @@ Every line is canonical JSON (`cassette_canonical.canonical_json`) ending in `\\
 hash as `previousHash` and its own `hash` over the entry without it (`own_hash`, the cassette
 chain's rule), so a truncated middle, an edited chunk or a reordered line is detected. Unlike a
 cassette (FMT-3: non-blank lines, JavaScript blanks), lines are numbered physically (1-based)
-and a blank line holds only spaces, tabs and CRs; decoding is strict UTF-8. Optional header
-and response members are absent, never null.
+and a blank line holds only spaces, tabs and CRs; decoding is strict UTF-8. Each line's text
+must be its value's canonical text (a CR before the `\\n` is tolerated), so no two texts
+read as one log. Optional header and response members are absent, never null.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from functools import partial
 from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest, parse_json
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
 from cassette_format.records.members import present
 from cassette_format.records.own_hash import own_hash
-from cassette_format.rules.leaf import MAX_SAFE_INTEGER
 from cassette_format.sessions.created_at import created_at_instant
 from cassette_format.sessions.errors import SESSION_LOG_FORMAT, SessionError
 from cassette_format.sessions.records import (
@@ -373,11 +374,24 @@ def _step(
     def fold(value: JsonValue) -> Result[_ParseState | None, SessionError]:
         if not isinstance(value, dict):
             return Failure(_problem(line, "must be a JSON object"))
-        if state is None:
-            return _read_header(line, value)
-        return _read_entry(line, value, state)
+        read = _read_header(line, value) if state is None else _read_entry(line, value, state)
+        return read.bind(partial(_laid_out, line, text, value))
 
     return parse_json(text).alt(lambda _: _problem(line, "is not valid JSON")).bind(fold)
+
+
+#: A line whose value has a canonical text but is not laid out as it (spaces, key order,
+#: number or string spellings): the docs promise one canonical JSON object per line.
+_NOT_CANONICAL: Final = "is not canonical JSON text (one canonical JSON object per line)"
+
+
+def _laid_out(
+    line: int, text: str, value: JsonValue, folded: _ParseState | None
+) -> Result[_ParseState | None, SessionError]:
+    """A record every rule accepted must also be written as its canonical text."""
+    if canonical_json(value).map(text.__ne__).value_or(False):
+        return Failure(_problem(line, _NOT_CANONICAL))
+    return Success(folded)
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:

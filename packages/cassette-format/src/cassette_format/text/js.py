@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from cassette_canonical.limits import MAX_SAFE_INTEGER
+
 __all__ = ["JS_WHITESPACE", "first_unknown_key", "is_js_blank", "js_string"]
 
 # String.prototype.trim's set: WhiteSpace + LineTerminator. Not U+0085, not U+001C-001F.
@@ -102,6 +104,6 @@ def js_string(value: object, *, present: bool = True) -> str:
 
 
 def _int_string(value: int) -> str:
-    if abs(value) <= 2**53:
+    if abs(value) <= MAX_SAFE_INTEGER + 1:  # integers a double holds exactly
         return str(value)
     return _number_string(float(value))

@@ -28,10 +28,11 @@ from cassette_format.errors import CassetteFormatError
 from cassette_format.read.chain import ChainState
 from cassette_format.read.line_keys import CompactKeys
 from cassette_format.read.lines import numbered_lines, strip_newline
-from cassette_format.read.links import LINKED, ChainLinks, write_refusal
+from cassette_format.read.links import ChainLinks, refusal_words
 from cassette_format.read.record_line import ParsedLine
 from cassette_format.read.reread import LineReader, fd_line
 from cassette_format.read.run import run_lines
+from cassette_format.rules.chain import EMPTY, LINKED, write_refusal
 from cassette_format.write.seal import Sealed, seal_body
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class WriterChain:
         with io.BufferedReader(_PreadRaw(fd)) as stream:
             problem = run_lines(state, numbered_lines(stream), finish=False)
         if problem is None and state.header_record is None:
-            problem = CassetteFormatError("cassette is empty")
+            problem = CassetteFormatError(EMPTY)
         if problem is not None:
             return Failure(problem)
         return Success(cls(state.links, unwritten))
@@ -108,7 +109,7 @@ class WriterChain:
         refused = links.refusal(sealed.record)
         if refused == LINKED:
             return Success(sealed)
-        return Failure(write_refusal(refused, sealed.record, links.storage))
+        return Failure(write_refusal(refused, refusal_words(sealed.record), links.storage))
 
     def accept(self, sealed: Sealed, offset: int) -> None:
         """Link a sealed record whose line the writer writes at byte `offset`."""

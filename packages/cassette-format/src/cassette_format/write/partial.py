@@ -29,7 +29,7 @@ PARTIAL_MARK: Final = ".partial-"
 #: so it never becomes the cassette; `cassette verify <target>` names it (issue 27).
 FAILED_SUFFIX: Final = ".failed"
 
-_NAME = re.compile(r"(?P<target>.+)\.partial-(?P<pid>[0-9]{1,10})-(?P<token>[0-9a-f]{8})")
+_NAME = re.compile(r"(?P<base>.+)\.partial-(?P<pid>[0-9]{1,10})-(?P<token>[0-9a-f]{8})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def partial_recording(path: str) -> PartialRecording | None:
     match = _NAME.fullmatch(name)
     if match is None:
         return None
-    return PartialRecording(path, os.path.join(directory, match["target"]), int(match["pid"]))
+    return PartialRecording(path, os.path.join(directory, match["base"]), int(match["pid"]))
 
 
 def partial_siblings(target: str) -> tuple[PartialRecording, ...]:

@@ -19,7 +19,15 @@ from cassette_canonical import canonical_bytes, canonical_json
 from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
-from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.read.record_line import HASH_MEMBER
+from cassette_format.records.model import (
+    HASH,
+    PREVIOUS_HASH,
+    CassetteHeader,
+    CassetteInteraction,
+    InteractionBody,
+)
+from cassette_format.rules.chain import LOSSY
 from cassette_format.rules.interaction import check_interaction
 
 if TYPE_CHECKING:
@@ -34,20 +42,18 @@ __all__ = [
     "sealed_line",
 ]
 
-_LOSSY = "cassette record is not lossless canonical JSON"
-_HASH_MEMBER: Final = b'"hash":"sha256:'
 _PLACEHOLDER: Final = "sha256:" + "0" * 64
 _DIGITS: Final = 64
 
 
 def _lossy(_: object) -> CassetteFormatError:
-    return CassetteFormatError(_LOSSY)
+    return CassetteFormatError(LOSSY)
 
 
 def _stamped(text: bytes) -> tuple[str, bytes]:
     """The digest of `text` minus its `hash` member, and the line with that digest written in."""
-    start = text.find(_HASH_MEMBER)
-    digits = start + len(_HASH_MEMBER)
+    start = text.find(HASH_MEMBER)
+    digits = start + len(HASH_MEMBER)
     after = digits + _DIGITS + 1  # past the closing quote
     if text[after : after + 1] == b",":
         body = text[:start] + text[after + 1 :]
@@ -59,7 +65,7 @@ def _stamped(text: bytes) -> tuple[str, bytes]:
 
 def sealed_line(unhashed: dict[str, JsonValue]) -> Result[tuple[str, bytes], CassetteFormatError]:
     """A record's hash (FMT-15) and its exact canonical JSONL line (with `\\n`)."""
-    placed = {**unhashed, "hash": _PLACEHOLDER}
+    placed = {**unhashed, HASH: _PLACEHOLDER}
     return canonical_bytes(placed).alt(_lossy).map(_stamped).map(_with_newline)
 
 
@@ -80,7 +86,7 @@ class Sealed:
 def _chained(body: InteractionBody, previous_hash: str) -> dict[str, JsonValue]:
     """The body's on-disk members plus the link to the record before it."""
     unhashed = body.to_json()
-    unhashed["previousHash"] = previous_hash
+    unhashed[PREVIOUS_HASH] = previous_hash
     return unhashed
 
 
@@ -112,7 +118,7 @@ def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, Casse
     unhashed = _chained(body, previous_hash)
     match sealed_line(unhashed):
         case Success((str() as digest, bytes() as line)):
-            unhashed["hash"] = digest
+            unhashed[HASH] = digest
             return check_interaction(unhashed, line_number, previous_hash).map(
                 lambda record: Sealed(_interaction(body, previous_hash, digest), line, record)
             )

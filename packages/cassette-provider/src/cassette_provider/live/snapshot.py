@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Final
 
+from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
 __all__ = ["NotLossless", "snapshot", "snapshot_object"]
@@ -13,7 +14,7 @@ __all__ = ["NotLossless", "snapshot", "snapshot_object"]
 #: The exact scalar types of plain JSON; their subclasses are not (see `_scalar`).
 _PLAIN_SCALARS: Final = frozenset({type(None), bool, str, int, float})
 #: Largest magnitude below which every int is a double exactly; beyond it we test the round trip.
-_SAFE: Final = 2**53
+_SAFE: Final = MAX_SAFE_INTEGER + 1  # 2^53: integers up to it are exact doubles
 
 
 _Container = dict[str, object] | list[object]
