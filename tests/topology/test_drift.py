@@ -9,6 +9,7 @@ from cassette_format.records import CassetteInteraction
 from cassette_topology.closest import counterpart, lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
 from cassette_topology.drift import DRIFT_KINDS, DriftReport, drift_report
+from cassette_topology.drift_terms import entry_details
 from cassette_topology.matcher import InteractionMatcher
 from cassette_topology.member_paths import MEMBER_PATH_LIMIT, differing_paths
 from topology.builders import (
@@ -103,11 +104,21 @@ def test_outcome_boundary_and_parent_context_changes() -> None:
         "b": "boundary-changed",
         "c": "parent-context-changed",
     }
+    assert entry_details(report.of_kind("outcome-changed")[0]) == (
+        "outcome completed -> max-tokens",
+    )
     (boundary,) = report.of_kind("boundary-changed")
     assert boundary.boundary_fields == ("local",)
     (context,) = report.of_kind("parent-context-changed")
     assert context.request_members == ()
     assert not context.outcome_changed
+
+
+def test_an_outcome_change_within_one_category_says_so() -> None:
+    old = [interaction(1, live_request("a", "a"), outcome=text_outcome("x"))]
+    new = [interaction(1, live_request("a", "a"), outcome=text_outcome("y"))]
+    (entry,) = drift_report(old, new).entries
+    assert entry_details(entry) == ("outcome differs, still completed",)
 
 
 def test_a_changed_parent_carries_its_unchanged_children_as_unchanged_under_new_keys() -> None:

@@ -55,7 +55,11 @@ def entry_details(entry: DriftEntry) -> tuple[str, ...]:
         and new is not None
         and (entry.kind == "outcome-changed" or entry.outcome_changed)
     ):
-        details.append(f"outcome {old.term} -> {new.term}")
+        details.append(
+            f"outcome {old.term} -> {new.term}"
+            if old.term != new.term
+            else f"outcome differs, still {new.term}"  # same category, another result
+        )
     if entry.boundary_fields:
         details.append("boundary " + ", ".join(entry.boundary_fields))
     if entry.kind in {"added", "removed", "unchanged"}:
