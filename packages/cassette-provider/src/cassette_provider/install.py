@@ -312,7 +312,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         raise _invalid(f'a subagent provider named "{name}" is already registered')
     patterns = tuple(config.redaction_patterns)
     redactor = or_raise(compile_redactor(config.redact_secrets, patterns), identity)
-    path = expand_path(file)
+    path = expand_path(file, config.clock.wall())
     header = create_header(
         cassette=name,
         upstream=upstream_name,
@@ -324,7 +324,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
             patterns, header_patterns(path) if config.write_mode == "append" else None
         ),
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
-        created_at=datetime.now(UTC),
+        created_at=config.clock.wall(),
     )
     writer = CassetteWriter.open_blocking(path, or_raise(header, identity), config.write_mode)
     recorder = RecordingProvider(
@@ -363,7 +363,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
 
 def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
     name, speed = config.provider, config.speed  # checked when the config was made
-    path = expand_path(config.file)
+    path = expand_path(config.file, config.clock.wall())
     # One verifying pass keeps an index; each outcome is read when its call is delivered.
     index = or_raise(replayable(or_raise(read_replay_index(path), identity), path), identity)
     if config.timing == "recorded":
