@@ -1,10 +1,11 @@
 """Record and replay overhead per call against the direct-call floor, in one run (issue 24).
 
-Payloads are drawn as ../shared/bench/gen_cassette.py draws them (its `Gen`, full storage,
-TEXT_BYTES 1000): 1-2 prompt blocks of 0.2-2.4 KB, optional agent options, schema, depth, tool
-filter and persona; ~2 KB results with reasoning, tool calls, nested tool results and usage;
-1% start errors and 2% result errors. The upstream answers from the prepared payloads, so the
-floor (the same calls straight to the upstream, same run) is the harness's own cost.
+The default RecordConfig (metadata storage, secrets redacted) records payloads drawn as
+../shared/bench/gen_cassette.py draws them (its `Gen`, TEXT_BYTES 1000): 1-2 prompt blocks of
+0.2-2.4 KB, optional agent options, schema, depth, tool filter and persona; ~2 KB results with
+reasoning, tool calls, nested tool results and usage; 1% start errors, 2% result errors. The
+upstream answers from the prepared payloads, so the floor (the same calls straight to the
+upstream, in the same run) is the harness's own cost.
 
 Printed, one line each:
   record, N concurrent   overhead per call = (recorded - direct) / N, targets <= 100 us
@@ -17,7 +18,7 @@ Printed, one line each:
                          synthetic cassette), target <= 12
 
   uv run --no-sync python scripts/bench_record.py [--calls 1000] [--sequential 1000]
-      [--total 10000] [--matcher-sizes 10000,100000] [--rounds 3]
+      [--total 10000] [--matcher-sizes 10000,100000] [--rounds 3] [--generator PATH]
 Each figure is the median of --rounds rounds; the lead runs the full sizes on a quiet machine.
 """
 
@@ -78,9 +79,9 @@ class UpstreamError(Exception):
     """What the drawn start-error and result-error calls raise."""
 
 
-def draw(count: int) -> list[Call]:
+def draw(count: int, source: Path = GENERATOR) -> list[Call]:
     """`count` calls drawn by gen_cassette's generator (requests and outcomes)."""
-    generator = _load(GENERATOR, "gen_cassette").Gen(count, "full", TEXT_BYTES, SEED)
+    generator = _load(source, "gen_cassette").Gen(count, "full", TEXT_BYTES, SEED)
     calls = []
     for index in range(1, count + 1):
         outcome = generator.make_outcome(index)["outcome"]
@@ -162,7 +163,7 @@ async def _record_round(
     direct = await _timed(runner(_registry(calls), "spawn", requests))
     registry = _registry(calls)
     began = time.perf_counter()
-    handle = install_cassette(registry, RecordConfig(file=str(path), request_storage="full"))
+    handle = install_cassette(registry, RecordConfig(file=str(path)))
     installed = time.perf_counter() - began
     recorded = await _timed(runner(registry, "cassette", requests))
     closed = await _timed(handle.dispose())
@@ -224,7 +225,7 @@ async def _main(options: argparse.Namespace) -> None:
     rounds = options.rounds
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        calls = draw(max(options.calls, options.sequential, options.total))
+        calls = draw(max(options.calls, options.sequential, options.total), options.generator)
         concurrent = calls[: options.calls]
         results = [
             await _record_round(concurrent, _concurrent, base / f"c{index}.cassette.jsonl")
@@ -268,6 +269,7 @@ def main() -> None:
     parser.add_argument("--total", type=int, default=10000)
     parser.add_argument("--matcher-sizes", default="10000,100000")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--generator", type=Path, default=GENERATOR)
     asyncio.run(_main(parser.parse_args()))
 
 
