@@ -173,6 +173,24 @@ def _builtins(text: str) -> tuple[str, int]:
     return _apply(_KEY_PATTERNS, text)
 
 
+def _matches(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+    """Whether any pattern matches somewhere in `text`; built-ins behind their prefilter."""
+    lowered = text.lower()
+    for pattern in patterns:
+        hints = _HINTS.get(pattern)
+        if hints is not None and hints.search(lowered) is None:
+            continue
+        if pattern.search(text) is not None:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _builtins_match(text: str) -> bool:
+    """Memoized: whether a built-in matches a protected field (block types repeat)."""
+    return _matches(_KEY_PATTERNS, text)
+
+
 @dataclass(frozen=True, slots=True)
 class Redactor:
     """Compiled patterns (built-ins then custom); `enabled=False` redacts nothing.
@@ -200,15 +218,14 @@ class Redactor:
         return _builtins(key) if self.builtins else _apply(self.key_patterns, key)
 
     def matches_any(self, text: str) -> bool:
-        """Whether any pattern matches somewhere in `text` (built-ins behind their prefilter)."""
-        lowered = text.lower()
-        for pattern in self.patterns:
-            hints = _HINTS.get(pattern)
-            if hints is not None and hints.search(lowered) is None:
-                continue
-            if pattern.search(text) is not None:
-                return True
-        return False
+        """Whether any pattern matches somewhere in `text` (built-ins memoized, prefiltered)."""
+        if not self.builtins:
+            return _matches(self.patterns, text)
+        custom = self.patterns[len(_KEY_PATTERNS) :]
+        builtin = (
+            _builtins_match(text) if len(text) <= _CACHED_LENGTH else _matches(_KEY_PATTERNS, text)
+        )
+        return builtin or _matches(custom, text)
 
     def redact_metadata(self, metadata: RequestMetadata) -> RequestMetadata:
         """The metadata view with its strings redacted (label, child provider/model, tools)."""
