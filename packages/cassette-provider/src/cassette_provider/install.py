@@ -23,6 +23,7 @@ from cassette_format.write.header import create_header, iso_timestamp
 from cassette_format.write.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import value_or_raise
+from cassette_topology.matcher import invalid_matcher_options
 from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
@@ -118,10 +119,12 @@ class ReplayConfig:
         _normalized_name(self.provider, "provider")
         _file_path(self.file)
         _one_of(self.timing, ("instant", "recorded"), "timing")
-        _check_flag(self.allow_redacted_replay, "allowRedactedReplay")
         _check_flag(self.assert_consumed, "assertConsumed")
-        _check_flag(self.strict_subtrees, "strictSubtrees")
-        _one_of(self.duplicate_policy, ("reject", "sequence"), "duplicatePolicy")
+        refused = invalid_matcher_options(  # the matcher's own check: its messages live there
+            self.duplicate_policy, self.allow_redacted_replay, self.strict_subtrees
+        )
+        if refused is not None:
+            raise refused.to_exception()
         if not _finite_number(self.speed, minimum=0.001):
             raise _invalid("speed must be a finite number greater than or equal to 0.001")
         _check_clock(self.clock)

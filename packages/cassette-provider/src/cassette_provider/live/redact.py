@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from cassette_format.records import RequestMetadata, ToolFilter
+from cassette_topology.errors import INVALID_CONFIG
 from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
@@ -92,7 +93,7 @@ def catalogue_patterns() -> tuple[re.Pattern[str], ...]:
 class ProtectedFieldError(Exception):
     """A pattern would change a content block's `type` or an attachment's `mediaType`."""
 
-    code = "INVALID_CONFIG"
+    code = INVALID_CONFIG
 
 
 def _keep_prefix(match: re.Match[str]) -> str:
