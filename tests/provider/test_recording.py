@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from cassette_provider import (
     aborted_result,
     install_cassette,
 )
+from cassette_provider.contract.clock import Clock
 from cassette_provider.record.recorder import RecordingProvider
 from provider.support_provider import FakeClock, answer, prompt
 
@@ -283,3 +285,22 @@ async def test_a_long_recording_keeps_no_map_entry_per_disposed_child(tmp_path: 
     assert dict(recorder.tracker.snapshot().parent_keys) == {"root": "root"}
     await handle.dispose()
     assert len(load_cassette(tmp_path / "c.jsonl").interactions) == 50
+
+
+async def test_stamped_times_come_from_the_injected_clock(tmp_path: Path) -> None:  # PROV-4
+    """startedAt, the header's createdAt and the `{timestamp}` path part read `Clock.wall`."""
+    moment = datetime(2031, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
+    fake = FakeClock()
+    clock = Clock(now=fake.now, sleep=fake.sleep, wall=lambda: moment)
+    registry = _registry(lambda _request, _child: answer("x"))
+    config = RecordConfig(file=str(tmp_path / "c-{timestamp}.jsonl"), clock=clock)
+    async with install_cassette(registry, config) as handle:
+        live = await registry.start(
+            "cassette", StartRequest(prompt=prompt("x"), parent=SimpleAgent())
+        )
+        await live.result
+        await live.dispose()
+    assert handle.file.endswith("c-20310506T070809123Z.jsonl")
+    cassette = load_cassette(handle.file)
+    assert cassette.header.created_at == "2031-05-06T07:08:09.123Z"
+    assert cassette.interactions[0].timing.started_at == "2031-05-06T07:08:09.123Z"

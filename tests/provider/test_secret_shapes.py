@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from cassette_format.records import RequestMetadata, ToolFilter
+from cassette_provider.live import redact as redact_module
 from cassette_provider.live.js_regex import JS_SPACE_CLASS
 from cassette_provider.live.redact import (
     REDACTED,
@@ -380,3 +382,41 @@ def test_bare_key_and_prose_near_misses_are_left_alone() -> None:
         "bypass=true",
     ):
         assert REDACTOR.redact_text(text) == (text, 0), text
+
+
+#: Text pieces the reference patterns match in any letter case, and text around them.
+_REFERENCE_PIECES = (
+    "Bearer abcdefgh12345678",
+    "BEARER\u00a0ABCDEFGH.~+/=",
+    "sk-abcdefghijklmnop",
+    "SK_ABCDEFGHIJKLMNOP",
+    "GHP_abcdefghijklmnop",
+    "AKIAABCDEFGHIJKLMNOP",
+    "api_key=abcd1234",
+    "X-API-KEY: 'secretvalue'",
+    'refreshToken = "zzzz9999"',
+    "CLIENT-SECRET:qwerty12",
+    "Authorization: abcdefgh",
+    "PASSWORD=hunter2!",
+    "id_token: eyJhbGciOi",
+)
+_AROUND = ("", " ", "x", "café ", "日本語 ", "\n", "'", "ok, ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(st.sampled_from(_AROUND), st.sampled_from(_REFERENCE_PIECES)), max_size=4
+    ),
+    tail=st.sampled_from(_AROUND),
+)
+def test_the_literal_prefilter_never_changes_what_is_redacted(
+    pieces: list[tuple[str, str]], tail: str
+) -> None:
+    """REDACT-3: the built-ins behind their literal prefilters redact as they do without."""
+    text = "".join(before + piece for before, piece in pieces) + tail
+    for pattern in builtin_patterns() + catalogue_patterns():
+        alone = Redactor(enabled=True, patterns=(pattern,))
+        filtered = alone.redact_text(text)
+        with patch.dict(redact_module._HINTS, clear=True):  # every pattern runs on every text
+            assert alone.redact_text(text) == filtered, pattern.pattern

@@ -69,7 +69,8 @@ def run_inspect(command: InspectCommand, output: Output) -> int:
 
     from cassette_cli.inspection import call_documents, tree_calls
     from cassette_cli.json_document import json_document
-    from cassette_cli.reports import call_lines, inspect_lines
+    from cassette_cli.report_values import SummaryReport
+    from cassette_cli.reports import row_lines, summary_lines
     from cassette_cli.terminal import palette_for
     from cassette_cli.tree import tree_lines
 
@@ -86,13 +87,14 @@ def run_inspect(command: InspectCommand, output: Output) -> int:
             document["calls"] = call_documents(cassette)
         output.out(json_document(document))
         return 0
-    for line in inspect_lines(document):
+    for line in summary_lines(SummaryReport.from_document(document)):
         output.out(line)
+    rows = tree_calls(cassette) if command.show_calls or command.tree else []
     if command.show_calls:
-        for line in call_lines(call_documents(cassette)):
+        for line in row_lines(rows):
             output.out(line)
     if command.tree:
-        for line in tree_lines(tree_calls(cassette), palette_for(command.color, output.stdout)):
+        for line in tree_lines(rows, palette_for(command.color, output.stdout)):
             output.out(line)
     return 0
 
@@ -108,13 +110,13 @@ def run_diff(command: DiffCommand, output: Output) -> int:
     from cassette_topology import diff_cassettes
 
     from cassette_cli.json_document import json_document
-    from cassette_cli.reports import diff_lines
+    from cassette_cli.report_values import DiffReport
+    from cassette_cli.reports import diff_report_lines
 
     try:
         expected = load_cassette(command.expected)
         actual = load_cassette(command.actual)
         diff = diff_cassettes(expected, actual)
-        document = diff.as_document()
         drift = None
         if command.drift or command.markdown:
             from cassette_topology.drift import drift_report
@@ -129,10 +131,12 @@ def run_diff(command: DiffCommand, output: Output) -> int:
         output.out(markdown_report(diff, drift, command.expected, command.actual))
         return code
     if command.json:
-        output.out(json_document(document if drift is None else drift.as_document()))
+        # JSON only here, at the output
+        output.out(json_document(diff.as_document() if drift is None else drift.as_document()))
         return code
-    for line in diff_lines(
-        document, command.expected, command.actual, show_calls=command.show_calls
+    report = DiffReport.of(diff)
+    for line in diff_report_lines(
+        report, command.expected, command.actual, show_calls=command.show_calls
     ):
         output.out(line)
     if drift is not None:

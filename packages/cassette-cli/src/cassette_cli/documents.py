@@ -1,13 +1,15 @@
-"""Typed reads of the plain-data documents the renderers print (summary, calls, diff)."""
+"""Strict typed reads of the plain-data documents the renderers print: never a silent default."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final, TypeVar
 
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 
 __all__ = [
     "Document",
+    "DocumentShapeError",
     "boolean",
     "count_text",
     "documents",
@@ -19,47 +21,74 @@ __all__ = [
 ]
 
 Document = Mapping[str, object]
+_Kind = TypeVar("_Kind")
+_ABSENT: Final = object()
+
+
+class _Never:
+    """No value is an instance: the check always refuses."""
+
+
+class DocumentShapeError(KeyError):
+    """A report document lacks a member its renderer prints, or holds it with another type.
+
+    The documents are the CLI's own (built a few lines above the renderer), so this is a bug,
+    never bad input: it is raised loudly instead of printing "" or 0 for a misspelt key.
+    """
+
+
+def _member(document: Document, key: str, kind: type[_Kind], what: str) -> _Kind:
+    value = document.get(key, _ABSENT)
+    if isinstance(value, kind) and not (kind is not bool and isinstance(value, bool)):
+        return value
+    shown = "absent" if value is _ABSENT else type(value).__name__
+    raise DocumentShapeError(f"report member {key!r} must be {what}, found {shown}")
 
 
 def text(document: Document, key: str) -> str:
-    """A string member, or "" when absent or not a string."""
-    value = document.get(key)
-    return value if isinstance(value, str) else ""
+    """A string member."""
+    return _member(document, key, str, "a string")
 
 
 def number(document: Document, key: str) -> int | float:
-    """A number member, or 0 when absent or not a number (booleans are not numbers)."""
+    """A number member (booleans are not numbers)."""
     value = document.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value
+        _member(document, key, _Never, "a number")
+    return value  # type: ignore[return-value] # checked just above
 
 
 def boolean(document: Document, key: str) -> bool:
-    """A boolean member, False unless it is exactly true."""
-    return document.get(key) is True
+    """A boolean member."""
+    return _member(document, key, bool, "a boolean")
 
 
 def mapping(document: Document, key: str) -> Document:
-    """An object member, or an empty one."""
+    """An object member."""
+    return _member(document, key, Mapping, "an object")  # type: ignore[type-abstract]
+
+
+def _array(document: Document, key: str) -> Sequence[object]:
     value = document.get(key)
-    return value if isinstance(value, Mapping) else {}
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        _member(document, key, _Never, "an array")
+    return value  # type: ignore[return-value] # checked just above
 
 
 def documents(document: Document, key: str) -> tuple[Document, ...]:
-    """The object items of an array member."""
-    value = document.get(key)
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        return ()
-    return tuple(item for item in value if isinstance(item, Mapping))
+    """The items of an array member, each an object."""
+    items = _array(document, key)
+    if not all(isinstance(item, Mapping) for item in items):
+        raise DocumentShapeError(f"report member {key!r} must hold objects only")
+    return tuple(items)  # type: ignore[arg-type] # checked just above
 
 
 def strings(document: Document, key: str) -> tuple[str, ...]:
-    """The string items of an array member."""
-    value = document.get(key)
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        return ()
-    return tuple(item for item in value if isinstance(item, str))
+    """The items of an array member, each a string."""
+    items = _array(document, key)
+    if not all(isinstance(item, str) for item in items):
+        raise DocumentShapeError(f"report member {key!r} must hold strings only")
+    return tuple(items)  # type: ignore[arg-type] # checked just above
 
 
 def js_number(value: int | float) -> str:

@@ -23,6 +23,7 @@ from cassette_format.write.header import create_header, iso_timestamp
 from cassette_format.write.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import value_or_raise
+from cassette_topology.matcher import invalid_matcher_options
 from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
@@ -118,10 +119,12 @@ class ReplayConfig:
         _normalized_name(self.provider, "provider")
         _file_path(self.file)
         _one_of(self.timing, ("instant", "recorded"), "timing")
-        _check_flag(self.allow_redacted_replay, "allowRedactedReplay")
         _check_flag(self.assert_consumed, "assertConsumed")
-        _check_flag(self.strict_subtrees, "strictSubtrees")
-        _one_of(self.duplicate_policy, ("reject", "sequence"), "duplicatePolicy")
+        refused = invalid_matcher_options(  # the matcher's own check: its messages live there
+            self.duplicate_policy, self.allow_redacted_replay, self.strict_subtrees
+        )
+        if refused is not None:
+            raise refused.to_exception()
         if not _finite_number(self.speed, minimum=0.001):
             raise _invalid("speed must be a finite number greater than or equal to 0.001")
         _check_clock(self.clock)
@@ -312,7 +315,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         raise _invalid(f'a subagent provider named "{name}" is already registered')
     patterns = tuple(config.redaction_patterns)
     redactor = or_raise(compile_redactor(config.redact_secrets, patterns), identity)
-    path = expand_path(file)
+    path = expand_path(file, config.clock.wall())
     header = create_header(
         cassette=name,
         upstream=upstream_name,
@@ -324,7 +327,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
             patterns, header_patterns(path) if config.write_mode == "append" else None
         ),
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
-        created_at=datetime.now(UTC),
+        created_at=config.clock.wall(),
     )
     writer = CassetteWriter.open_blocking(path, or_raise(header, identity), config.write_mode)
     recorder = RecordingProvider(
@@ -363,7 +366,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
 
 def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> CassetteHandle:
     name, speed = config.provider, config.speed  # checked when the config was made
-    path = expand_path(config.file)
+    path = expand_path(config.file, config.clock.wall())
     # One verifying pass keeps an index; each outcome is read when its call is delivered.
     index = or_raise(replayable(or_raise(read_replay_index(path), identity), path), identity)
     if config.timing == "recorded":

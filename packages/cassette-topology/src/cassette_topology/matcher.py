@@ -48,9 +48,10 @@ class MatcherState:
     covered: frozenset[str] = frozenset()
 
 
-def _invalid_options(
+def invalid_matcher_options(
     duplicate_policy: object, allow_redacted_replay: object, strict_subtrees: object
 ) -> TopologyError | None:
+    """Why the matcher options are refused (INVALID_CONFIG, GAP-13), or None: the one check."""
     if not isinstance(duplicate_policy, str) or duplicate_policy not in _DUPLICATE_POLICIES:
         return TopologyError(INVALID_CONFIG, 'duplicatePolicy must be "reject" or "sequence"')
     if not isinstance(allow_redacted_replay, bool):
@@ -157,7 +158,7 @@ class InteractionMatcher:
                 included, must be consumed by a live call (MATCH-4 as the reference has it);
                 anything but a bool is INVALID_CONFIG.
         """
-        invalid = _invalid_options(duplicate_policy, allow_redacted_replay, strict_subtrees)
+        invalid = invalid_matcher_options(duplicate_policy, allow_redacted_replay, strict_subtrees)
         if invalid is not None:
             return Failure(invalid)
         calls = (

@@ -1,4 +1,4 @@
-"""Injectable monotonic clock and sleeper, so timing is testable without wall time."""
+"""Injectable clock (monotonic time, wall time, sleep), so timing is testable without real time."""
 
 from __future__ import annotations
 
@@ -7,16 +7,23 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 __all__ = ["SYSTEM_CLOCK", "Clock", "elapsed_ms"]
 
 
+def _utc_now() -> datetime:
+    """The wall-clock time, in UTC."""
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """`now()` in monotonic seconds and `sleep(seconds)`."""
+    """`now()` in monotonic seconds, `sleep(seconds)`, and `wall()` for stamped times (FMT-22)."""
 
     now: Callable[[], float]
     sleep: Callable[[float], Awaitable[None]]
+    wall: Callable[[], datetime] = _utc_now
 
 
 SYSTEM_CLOCK = Clock(now=time.monotonic, sleep=asyncio.sleep)

@@ -6,11 +6,17 @@ from typing import Final
 
 from cassette_format.errors import CassetteError
 from cassette_format.records import RecordedError
+from cassette_topology.errors import INVALID_CONFIG
 
-__all__ = ["NO_UPSTREAM", "RECORDED_ERROR_CODE", "CassetteRecordedError", "error_facts"]
+__all__ = [
+    "INVALID_CONFIG",
+    "NO_UPSTREAM",
+    "RECORDED_ERROR_CODE",
+    "CassetteRecordedError",
+    "error_facts",
+]
 
 NO_UPSTREAM: Final = "NO_UPSTREAM"
-INVALID_CONFIG: Final = "INVALID_CONFIG"
 RECORDED_ERROR_CODE: Final = "CASSETTE_RECORDED_ERROR"
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Final
+
+from cassette_format.errors import CassetteError
 
 from cassette_provider.contract.loops import run_sync
 from cassette_provider.contract.protocol import (
@@ -13,15 +16,24 @@ from cassette_provider.contract.protocol import (
     SubagentRun,
 )
 
-__all__ = ["ProviderRegistry", "ProviderRegistryError"]
+__all__ = [
+    "DUPLICATE_PROVIDER",
+    "NO_PROVIDER",
+    "UNSUPPORTED_CAPABILITY",
+    "ProviderRegistry",
+    "ProviderRegistryError",
+]
+
+#: A provider is registered under a name already taken.
+DUPLICATE_PROVIDER: Final = "DUPLICATE_PROVIDER"
+#: A start names no registered provider.
+NO_PROVIDER: Final = "NO_PROVIDER"
+#: A start asks for a request field the provider's capabilities do not allow.
+UNSUPPORTED_CAPABILITY: Final = "UNSUPPORTED_CAPABILITY"
 
 
-class ProviderRegistryError(Exception):
+class ProviderRegistryError(CassetteError):
     """A registry refusal with a stable `code` (duplicate name, no provider, capability)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _unsupported(provider: SubagentProvider, request: StartRequest) -> str | None:
@@ -55,8 +67,8 @@ class ProviderRegistry:
         with self._lock:
             if name in self._providers:
                 raise ProviderRegistryError(
-                    "DUPLICATE_PROVIDER",
                     f'a subagent provider named "{name}" is already registered',
+                    DUPLICATE_PROVIDER,
                 )
             self._providers[name] = provider
 
@@ -80,13 +92,12 @@ class ProviderRegistry:
         provider = self._providers.get(name)
         if provider is None:
             raise ProviderRegistryError(
-                "NO_PROVIDER", f'no subagent provider registered for "{name}"'
+                f'no subagent provider registered for "{name}"', NO_PROVIDER
             )
         field = _unsupported(provider, request)
         if field is not None:
             raise ProviderRegistryError(
-                "UNSUPPORTED_CAPABILITY",
-                f'subagent provider "{name}" does not support {field}',
+                f'subagent provider "{name}" does not support {field}', UNSUPPORTED_CAPABILITY
             )
         return await provider.start(request)
 

@@ -9,7 +9,7 @@ from typing import Final
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
-__all__ = ["NotLossless", "snapshot", "snapshot_object"]
+__all__ = ["NotLossless", "copy_snapshot", "snapshot", "snapshot_object"]
 
 #: The exact scalar types of plain JSON; their subclasses are not (see `_scalar`).
 _PLAIN_SCALARS: Final = frozenset({type(None), bool, str, int, float})
@@ -125,3 +125,25 @@ def _entries(container: object) -> Iterator[tuple[object, object]]:
         return iter(container.items())
     assert isinstance(container, list)
     return enumerate(container)
+
+
+def copy_snapshot(value: dict[str, object]) -> dict[str, object]:
+    """A deep copy of a snapshot (plain dicts, lists and scalars only), walked iteratively.
+
+    No check: `value` came out of `snapshot`, so only its containers need copying.
+    """
+    root = dict(value)
+    pending: list[dict[str, object] | list[object]] = [root]
+    while pending:
+        node = pending.pop()
+        slots = node.items() if isinstance(node, dict) else enumerate(node)
+        for slot, item in slots:
+            if type(item) is dict:
+                copied: dict[str, object] | list[object] = dict(item)
+            elif type(item) is list:
+                copied = list(item)
+            else:
+                continue
+            node[slot] = copied  # type: ignore[index] # the slot was taken from this very node
+            pending.append(copied)
+    return root

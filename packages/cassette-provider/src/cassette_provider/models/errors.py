@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import NoReturn, TypeVar
 
 from cassette_canonical import JsonValue
+from cassette_format.errors import CassetteError
 from cassette_format.result_edge import or_raise
 from cassette_topology.sessions import (
     SESSION_HARVEST,
@@ -18,13 +19,12 @@ from returns.result import Result
 _Value = TypeVar("_Value")
 
 
-class ModelReplayError(Exception):
+class ModelReplayError(CassetteError):
     """A per-session model replay or recording failure; `code` is stable, text metadata-only."""
 
     def __init__(self, error: SessionError) -> None:
-        super().__init__(error.message)
+        super().__init__(error.message, error.code)
         self.error = error
-        self.code = error.code
         self.session = error.session
         self.call_index = error.call_index
 

@@ -870,10 +870,14 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 
 def _no_provider_hint(item: pytest.Item, error: BaseException) -> str | None:
     """A hint when a test with only the old `cassette` marker found no cassette provider."""
+    if item.get_closest_marker(LEGACY_MARKER) is None:
+        return None
+    from cassette_provider.contract.registry import NO_PROVIDER
+
     current: BaseException | None = error
-    while current is not None and getattr(current, "code", None) != "NO_PROVIDER":
+    while current is not None and getattr(current, "code", None) != NO_PROVIDER:
         current = current.__cause__ or current.__context__
-    if current is None or item.get_closest_marker(LEGACY_MARKER) is None:
+    if current is None:
         return None
     return _legacy_marker_hint()
 

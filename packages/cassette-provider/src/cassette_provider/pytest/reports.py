@@ -15,6 +15,7 @@ from cassette_canonical.display_text import display
 from cassette_canonical.json_text import json_document
 from cassette_topology.closest import lead_line
 from cassette_topology.diagnostics import MismatchDiagnostic
+from cassette_topology.errors import CASSETTE_MISMATCH
 
 from cassette_provider.pytest.wording import python_words
 
@@ -54,7 +55,7 @@ def find_mismatch(error: BaseException) -> BaseException | None:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if getattr(current, "code", None) == "CASSETTE_MISMATCH":
+        if getattr(current, "code", None) == CASSETTE_MISMATCH:
             return current
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
         if isinstance(current, BaseExceptionGroup):

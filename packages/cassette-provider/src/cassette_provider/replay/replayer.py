@@ -24,7 +24,7 @@ from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity
 from returns.result import Failure, Result, Success
 
-from cassette_provider.contract.abort import AbortController, AbortSignal
+from cassette_provider.contract.abort import ABORTED, AbortController, AbortSignal
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import CassetteRecordedError
 from cassette_provider.contract.function_provider import aborted_result
@@ -174,7 +174,7 @@ class ReplayProvider(ProviderIdentity):
             raise recorded_error(outcome.error)
         if aborted:
             raise CassetteRecordedError(
-                "cassette replay aborted before subagent publication", "AbortError", "ABORTED"
+                "cassette replay aborted before subagent publication", "AbortError", ABORTED
             )
         remaining = scaled(max(0.0, timing.duration_ms - timing.start_latency_ms), self._scale)
         checked_delay(remaining)
