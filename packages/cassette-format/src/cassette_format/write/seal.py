@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
 __all__ = [
+    "LOSSY",
     "Sealed",
     "header_line",
     "interaction_line",
@@ -34,14 +35,15 @@ __all__ = [
     "sealed_line",
 ]
 
-_LOSSY = "cassette record is not lossless canonical JSON"
+#: Why a record with no lossless canonical JSON text cannot be sealed.
+LOSSY: Final = "cassette record is not lossless canonical JSON"
 _HASH_MEMBER: Final = b'"hash":"sha256:'
 _PLACEHOLDER: Final = "sha256:" + "0" * 64
 _DIGITS: Final = 64
 
 
 def _lossy(_: object) -> CassetteFormatError:
-    return CassetteFormatError(_LOSSY)
+    return CassetteFormatError(LOSSY)
 
 
 def _stamped(text: bytes) -> tuple[str, bytes]:

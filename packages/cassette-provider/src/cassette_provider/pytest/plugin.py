@@ -463,10 +463,12 @@ class _CassetteSession:
             self.drift = None if handle.drift is None else drift_lines_for(handle.drift)
             return None
         if self.plan.rewrite:
+            from cassette_format.write.tail_seal import discard_sealed, replace_sealed
+
             if passed and self.target.is_file():
-                os.replace(self.target, self.plan.path)
+                replace_sealed(self.target, self.plan.path)  # its seal too; the old mode is kept
             else:
-                self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
+                discard_sealed(self.target)  # the committed cassette stays as it was
                 return None
         if self.before is not None and self.plan.action == "record":
             self.drift = drift_against(self.before, self.plan.path)
