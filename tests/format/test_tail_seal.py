@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from cassette_canonical import canonical_json
 from cassette_format import CassetteFormatError, CassetteWriter, load_cassette, verify_file
+from cassette_format.read.replay_index import read_replay_index
 from cassette_format.read.tail_seal import SEAL_KIND, SEAL_SUFFIX, TailSeal, read_seal, seal_path
 from cassette_format.write.tail_seal import replace_sealed
+from returns.result import Failure
 from support.paths import INTEROP
 
 from format.builders import make_body, make_header
@@ -61,9 +63,12 @@ def test_truncating_after_any_complete_line_is_reported(tmp_path: Path, kept: in
     with pytest.raises(CassetteFormatError) as verified:
         verify_file(path)
     assert verified.value.message == _truncated_message(path, kept)
-    with pytest.raises(CassetteFormatError) as loaded:  # replay's loader says the same
+    with pytest.raises(CassetteFormatError) as loaded:  # the loader says the same
         load_cassette(path)
     assert loaded.value.message == verified.value.message
+    indexed = read_replay_index(path)  # and so does replay's lazy reader
+    assert isinstance(indexed, Failure)
+    assert indexed.failure().message == verified.value.message
 
 
 def test_no_seal_is_no_error(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -27,8 +28,6 @@ from cassette_format.read.open import open_regular
 from cassette_format.read.run import run_lines
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from cassette_format.read.chain import ChainState
     from cassette_format.read.lines import LineOrProblem
 
@@ -150,11 +149,19 @@ def run_sealed(
     if isinstance(found, CassetteFormatError):
         return run_lines(state, lines) or found
     # Header plus `count` interactions, then the hash the chain reached there.
-    problem = run_lines(state, itertools.islice(lines, found.count + 1), finish=False)
+    numbers = [0]  # the last non-blank line number fed (the header is line 1)
+
+    def counted(items: Iterator[LineOrProblem]) -> Iterator[LineOrProblem]:
+        for item in items:
+            if not isinstance(item, CassetteFormatError):
+                numbers[0] = item[0]
+            yield item
+
+    problem = run_lines(state, counted(itertools.islice(lines, found.count + 1)), finish=False)
     if problem is not None:
         return problem
-    there = state.links.previous_hash
-    check = SealCheck(seal_path(cassette), found, state.tally.interactions, there)
+    seen = max(0, numbers[0] - 1)
+    check = SealCheck(seal_path(cassette), found, seen, state.links.previous_hash)
     problem = run_lines(state, lines)
     if problem is not None:
         return problem
