@@ -86,7 +86,7 @@ def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader
 
 
 def _within_bounds(sealed: Sealed) -> Result[Sealed, CassetteFormatError]:
-    """The line, unless a reader would refuse it as too long (FMT-3's bound, `_lines`)."""
+    """The line, unless a reader would refuse it as too long (FMT-3's bound, `read/lines`)."""
     size = len(sealed.line) - 1  # without its `\n`
     if size <= MAX_LINE_BYTES:
         return Success(sealed)
