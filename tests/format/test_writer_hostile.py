@@ -17,7 +17,6 @@ import pytest
 from cassette_format import (
     CassetteFormatError,
     CassetteWriter,
-    RecordedError,
     ResultErrorOutcome,
     ResultOutcome,
     load_cassette,
@@ -70,18 +69,15 @@ def test_a_line_over_the_reader_bound_fails_that_call_only(tmp_path: Path) -> No
         assert refused.value.code == "CASSETTE_FORMAT"
         assert refused.value.message.startswith("interaction sequence 2 was not written: its line")
         assert f"longer than the {MAX_LINE_BYTES}-byte line bound" in refused.value.message
-        # the recorder ends that call with an error line for the same sequence
-        failed = dataclasses.replace(
-            huge, outcome=ResultErrorOutcome(RecordedError("CassetteFormatError", "too long"))
-        )
-        writer.append_blocking(failed)
         writer.append_blocking(make_body(3))
     assert verify_file(path)["interactions"] == 3
-    assert [i.outcome.kind for i in load_cassette(path).interactions] == [
-        "result",
-        "result-error",
-        "result",
-    ]
+    cassette = load_cassette(path)
+    assert [i.outcome.kind for i in cassette.interactions] == ["result", "result-error", "result"]
+    substitute = cassette.interactions[1]  # the same call, ended as an error naming the bound
+    assert substitute.call_key == huge.call_key
+    assert isinstance(substitute.outcome, ResultErrorOutcome)
+    assert substitute.outcome.error.name == "InteractionRefused"
+    assert substitute.outcome.error.message == refused.value.message
     assert max(len(line) for line in path.read_bytes().splitlines()) <= MAX_LINE_BYTES
 
 
@@ -90,9 +86,9 @@ async def test_an_async_refusal_does_not_poison_the_writer(tmp_path: Path) -> No
     writer = await CassetteWriter.open(path, make_header(), "create")
     with pytest.raises(InteractionRefused):
         await writer.append(dataclasses.replace(make_body(1), outcome=_huge_result(1)))
-    await writer.append(make_body(1, request_tag="smaller"))
+    await writer.append(make_body(2))
     await writer.close()
-    assert verify_file(path)["interactions"] == 1
+    assert verify_file(path)["interactions"] == 2
 
 
 # --- no symlink or predictable name is followed ------------------------------------------

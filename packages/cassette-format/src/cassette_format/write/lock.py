@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import uuid
 import warnings
 from dataclasses import dataclass
@@ -294,7 +293,7 @@ def _stale_holder(
         raise _busy(lock_path, "the lock directory holds no owner marker")
     if len(entries) > 1 or not entries[0].endswith(".json"):
         raise _busy(lock_path, f"the lock directory holds {len(entries)} entries")
-    stale = _read_marker_at(fd, entries[0])
+    stale = read_marker(entries[0], directory=fd)
     if stale is None:
         if dead_last and last is not None and entries[0] == f"{last.token}.json":
             return entries[0], last  # killed while writing its marker
@@ -302,22 +301,6 @@ def _stale_holder(
     if not (may_break and holder_is_dead(stale)):
         raise _busy(lock_path, f"held by {stale.describe()}")
     return entries[0], stale
-
-
-def _read_marker_at(directory: int, name: str) -> LockHolder | None:
-    """The marker `name` inside the directory open at `directory`, never through a symlink."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return parse_marker(os.read(fd, MARKER_LIMIT + 1))
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _break(lock_path: str, directory: int, stale: tuple[str | None, LockHolder]) -> None:

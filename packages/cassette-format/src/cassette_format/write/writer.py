@@ -9,7 +9,8 @@ worker thread. Each append gets its own sealed record or its own error. Beyond t
 reference, a sequence, call key or group occurrence written twice is refused before it
 reaches the file, so this writer never produces a cassette its loader rejects, and a line
 no reader would accept (over the 16 MiB line bound, or not lossless JSON) is refused for
-that call alone (`InteractionRefused`): the writer goes on and the other calls commit.
+that call alone (`InteractionRefused`): an error line for the same call is written in its
+place, the writer goes on and the other calls commit.
 
 Beyond the reference, `create` and `truncate` never touch the target until a clean
 close: they fill a partial sibling (`write/partial.py` names it), fsync it, rename it over the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import threading
 from collections.abc import Sequence
@@ -40,7 +42,14 @@ from cassette_format.read.lines import MAX_LINE_BYTES
 from cassette_format.read.parse import read_cassette
 from cassette_format.read.tail_seal import TailSeal
 from cassette_format.records.cassette_file import CassetteFile
-from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.records.model import (
+    CassetteHeader,
+    CassetteInteraction,
+    InteractionBody,
+    RecordedError,
+    ResultErrorOutcome,
+    StartErrorOutcome,
+)
 from cassette_format.records.policy import policy_changes
 from cassette_format.result_edge import or_raise
 from cassette_format.write.chain import Sealed, WriterChain
@@ -62,10 +71,12 @@ __all__ = ["CassetteWriter", "InteractionRefused", "WriteMode"]
 
 
 class InteractionRefused(CassetteFormatError):
-    """One interaction no reader would accept; nothing was written and the writer goes on.
+    """One interaction no reader would accept: the writer goes on, the call still ends as a line.
 
-    Its caller ends that call another way (the recorder writes a `result-error` line for
-    the same sequence); every other append and the commit are unaffected.
+    In its place the writer wrote the same call (same sequence, keys and request) ending as
+    a `result-error` (`start-error` if unpublished) whose error names this refusal, so the
+    chain stays whole; every other append and the commit are unaffected. Only when even that
+    line would be refused (a request over the bound) is nothing written.
     """
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -97,6 +108,13 @@ def _within_bounds(sealed: Sealed) -> Result[Sealed, CassetteFormatError]:
             "every cassette reader enforces"
         )
     )
+
+
+def _substitute(body: InteractionBody, refusal: CassetteFormatError) -> InteractionBody:
+    """The same call ended as an error line naming the refusal (metadata only, no values)."""
+    error = RecordedError(type(refusal).__name__, refusal.message, refusal.code)
+    outcome = ResultErrorOutcome(error) if body.published else StartErrorOutcome(error)
+    return dataclasses.replace(body, outcome=outcome)
 
 
 def _per_call(problem: CassetteFormatError, body: InteractionBody) -> CassetteFormatError:
@@ -310,22 +328,29 @@ class CassetteWriter:
                 raise self._poison
             match self._chain.seal(body).bind(_within_bounds):
                 case Success(Sealed() as sealed):
-                    pass
+                    return self._write_sealed(sealed)
                 case Failure(CassetteFormatError() as problem):
                     problem = _per_call(problem, body)
                     if not isinstance(problem, InteractionRefused):
                         self._poison = problem
-                    raise problem
-            self._chain.accept(sealed, self._size)
-            try:
-                write_all(self._fd, sealed.line)
-            except OSError as error:
-                self._poison = self._rolled_back(error)  # the chain is never used again
-                raise self._poison from error
-            self._chain.written()
-            self._size += len(sealed.line)
-            self._count += 1
-            return sealed.interaction
+                        raise problem
+            match self._chain.seal(_substitute(body, problem)).bind(_within_bounds):
+                case Success(Sealed() as substitute):  # the call still ends as a line
+                    self._write_sealed(substitute)
+            raise problem
+
+    def _write_sealed(self, sealed: Sealed) -> CassetteInteraction:
+        """Link and write one sealed line (the mutex is held); a failed write stops the writer."""
+        self._chain.accept(sealed, self._size)
+        try:
+            write_all(self._fd, sealed.line)
+        except OSError as error:
+            self._poison = self._rolled_back(error)  # the chain is never used again
+            raise self._poison from error
+        self._chain.written()
+        self._size += len(sealed.line)
+        self._count += 1
+        return sealed.interaction
 
     def _rolled_back(self, error: OSError) -> CassetteFormatError:
         """Cut the file back to its last complete record after a failed write; the error."""
