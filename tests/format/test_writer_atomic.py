@@ -207,19 +207,20 @@ async def test_truncate_refuses_a_directory_target(tmp_path: Path) -> None:
 async def test_a_failed_write_is_cut_back_to_the_last_complete_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: WriteMode
 ) -> None:
+    from cassette_format.write import safe_files
     from cassette_format.write import writer as writer_module
 
     path = tmp_path / "c.cassette.jsonl"
     before = await _committed(path, 2)
     writer = await CassetteWriter.open(path, make_header(), mode)
     await writer.append(make_body(writer.next_sequence, request_tag="kept"))
-    real_write_all = writer_module._write_all
+    real_write_all = safe_files.write_all
 
     def tearing(fd: int, data: bytes) -> None:
         real_write_all(fd, data[: len(data) // 2])  # a torn line, then the disk is full
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(writer_module, "_write_all", tearing)
+    monkeypatch.setattr(writer_module, "write_all", tearing)
     with pytest.raises(CassetteFormatError) as failed:
         await writer.append(make_body(writer.next_sequence + 1, request_tag="torn"))
     message = failed.value.message

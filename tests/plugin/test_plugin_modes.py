@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cassette_format.read.tail_seal import SEAL_SUFFIX
 
 CONFTEST = """
 import os
@@ -115,11 +116,24 @@ def cassette_dir(pytester: pytest.Pytester) -> Path:
 
 
 def snapshot(pytester: pytest.Pytester) -> dict[str, bytes]:
-    """Every file in the cassette folder (cassettes, failed recordings, any leftover file)."""
+    """Every file in the cassette folder (cassettes, failed recordings, any leftover file).
+
+    Tail seals (`<cassette>.seal`) are left out here and checked by `seals`.
+    """
     folder = cassette_dir(pytester)
     if not folder.is_dir():
         return {}
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+    return {
+        path.name: path.read_bytes()
+        for path in sorted(folder.iterdir())
+        if path.is_file() and not path.name.endswith(SEAL_SUFFIX)
+    }
+
+
+def seals(pytester: pytest.Pytester) -> list[str]:
+    """The tail seals in the cassette folder."""
+    folder = cassette_dir(pytester)
+    return sorted(path.name for path in folder.glob(f"*{SEAL_SUFFIX}"))
 
 
 def labels(data: bytes) -> list[str]:
@@ -158,6 +172,7 @@ def test_record_run_from_no_cassettes(
     result.assert_outcomes(passed=2)
     files = snapshot(suite)
     assert sorted(files) == [ASYNC, SYNC]  # rewrite left no temporary file behind
+    assert seals(suite) == [ASYNC + SEAL_SUFFIX, SYNC + SEAL_SUFFIX]  # each sealed, no stray
     assert all(sorted(labels(data)) == sorted(THREE) for data in files.values())
     result.stdout.fnmatch_lines(
         ["subagent cassettes: 0 test(s) replayed, 2 recorded, 6 live call(s), 0 covered"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cassette_format import load_cassette
@@ -304,3 +305,41 @@ async def test_stamped_times_come_from_the_injected_clock(tmp_path: Path) -> Non
     cassette = load_cassette(handle.file)
     assert cassette.header.created_at == "2031-05-06T07:08:09.123Z"
     assert cassette.interactions[0].timing.started_at == "2031-05-06T07:08:09.123Z"
+
+
+async def _finish(live: Any) -> None:
+    try:
+        await live.result
+    finally:
+        await live.dispose()
+
+
+async def test_a_result_over_the_line_bound_ends_as_an_error_line(tmp_path: Path) -> None:
+    # issue 26: the writer never writes what the reader refuses; the other calls commit
+    from cassette_format import InteractionRefused, verify_file
+    from cassette_format.read.lines import MAX_LINE_BYTES
+
+    async def run(request: StartRequest, _child: SimpleAgent) -> object:
+        size = MAX_LINE_BYTES + 1 if request.label == "huge" else 10
+        return {"output": [{"type": "text", "text": "x" * size}], "stopReason": "completed"}
+
+    registry = _registry(run)
+    path = tmp_path / "c.jsonl"
+    root = SimpleAgent()
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        for label in ("before", "huge", "after"):
+            live = await registry.start(
+                "cassette", StartRequest(prompt=prompt(label), parent=root, label=label)
+            )
+            if label == "huge":  # its result or its dispose reports the refused line
+                with pytest.raises(InteractionRefused, match="16777216-byte line bound"):
+                    await _finish(live)
+            else:
+                await _finish(live)
+    assert verify_file(path)["interactions"] == 3
+    outcomes = {i.request.metadata.label: i.outcome for i in load_cassette(path).interactions}  # type: ignore[union-attr]
+    assert isinstance(outcomes["before"], ResultOutcome)
+    assert isinstance(outcomes["after"], ResultOutcome)
+    huge = outcomes["huge"]
+    assert isinstance(huge, ResultErrorOutcome)
+    assert huge.error.name == "InteractionRefused"

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from cassette_format.write.seal import interaction_line as interaction_line
     from cassette_format.write.seal import seal_interaction as seal_interaction
     from cassette_format.write.writer import CassetteWriter as CassetteWriter
+    from cassette_format.write.writer import InteractionRefused as InteractionRefused
     from cassette_format.write.writer import WriteMode as WriteMode
 
 _attribute, _names = lazy_exports(
@@ -50,7 +51,7 @@ _attribute, _names = lazy_exports(
         "cassette_format.read.parse": ("load_cassette", "parse_cassette", "read_cassette"),
         "cassette_format.read.summary": ("ambiguous_groups", "classify_stop_reason", "summarize"),
         "cassette_format.read.verify": ("verify_file", "verify_stream"),
-        "cassette_format.write.writer": ("CassetteWriter", "WriteMode"),
+        "cassette_format.write.writer": ("CassetteWriter", "InteractionRefused", "WriteMode"),
     },
     whole=("cassette_format.records",),
 )

@@ -16,7 +16,6 @@ After a commit, `drift` is the drift report of the old cassette against the new 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import secrets
 import shutil
@@ -27,6 +26,7 @@ from typing import Literal
 from cassette_format.read.parse import load_cassette
 from cassette_format.records import CassetteInteraction
 from cassette_format.records.cassette_file import CassetteFile
+from cassette_format.write.tail_seal import discard_sealed
 from cassette_format.write.writer import CassetteWriter
 from cassette_topology.drift import DriftReport, drift_report
 from cassette_topology.refresh import RefreshPlan, plan_refresh
@@ -106,8 +106,7 @@ class RefreshHandle:
     def discard(self) -> None:
         """Leave the old cassette as it was and remove the staging copy."""
         self._settled = True
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._staging)
+        discard_sealed(self._staging)  # and the seal its append left
 
     async def commit(self) -> None:
         """Compose the refreshed cassette and let the writer replace the old one atomically."""
@@ -125,8 +124,7 @@ class RefreshHandle:
             written = await _write(self.file, self._old, plan)
             self.drift = drift_report(self._old.interactions, written)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._staging)
+            discard_sealed(self._staging)  # and the seal its append left
 
     async def __aenter__(self) -> RefreshHandle:
         return self
@@ -190,6 +188,6 @@ def install_refresh(
             record=replace(record, file=staging, write_mode="append"),
         )
     except BaseException:
-        os.unlink(staging)
+        discard_sealed(staging)
         raise
     return RefreshHandle(path, old, staging, episodes, commit_on_dispose=commit_on_dispose)

@@ -23,6 +23,7 @@ from cassette_format.read.chain import ChainState
 from cassette_format.read.lines import LineOrProblem, iter_text_lines, numbered_lines
 from cassette_format.read.open import open_regular
 from cassette_format.read.run import run_lines
+from cassette_format.read.tail_seal import run_sealed
 from cassette_format.records.cassette_file import CassetteFile
 
 __all__ = ["load_cassette", "parse_cassette", "read_cassette"]
@@ -33,10 +34,15 @@ def _document_lines(data: bytes | str) -> Iterator[LineOrProblem]:
     return iter_text_lines(data) if isinstance(data, str) else numbered_lines(io.BytesIO(data))
 
 
-def _linked_chain(lines: Iterator[LineOrProblem]) -> Result[ChainState, CassetteFormatError]:
-    """Every line parsed, checked, decoded and linked, then the whole-file checks (FMT-17)."""
+def _linked_chain(
+    lines: Iterator[LineOrProblem], cassette: str | None = None
+) -> Result[ChainState, CassetteFormatError]:
+    """Every line parsed, checked, decoded and linked, then the whole-file checks (FMT-17).
+
+    With the `cassette` path the lines came from, its tail seal is checked too.
+    """
     state = ChainState(keep_records=True)
-    problem = run_lines(state, lines)
+    problem = run_lines(state, lines) if cassette is None else run_sealed(state, lines, cassette)
     return Success(state) if problem is None else Failure(problem)
 
 
@@ -65,7 +71,7 @@ def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, Cassette
     absolute = os.path.abspath(os.fspath(path))
     try:
         with open_regular(absolute) as handle:
-            linked = _linked_chain(numbered_lines(handle))
+            linked = _linked_chain(numbered_lines(handle), absolute)
     except OSError as error:
         return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
     return linked.bind(partial(_cassette_file, source=absolute))

@@ -29,7 +29,7 @@ from cassette_format.read.open import open_regular
 from cassette_format.read.record_line import parse_record, record_hash
 from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
 from cassette_format.read.reread import LineReader
-from cassette_format.read.run import run_lines
+from cassette_format.read.tail_seal import run_sealed
 from cassette_format.records.decode import decode_interaction
 from cassette_format.records.model import HASH
 
@@ -213,7 +213,7 @@ def _verified(
         return Failure(CassetteFormatError(f'cannot read cassette "{path}"'))
     keys = ReplayKeys(reader)
     state = ChainState(keep_records=False, keys=keys, count=False)
-    problem = run_lines(state, numbered_lines(handle, reader.start))
+    problem = run_sealed(state, numbered_lines(handle, reader.start), path)  # and its tail seal
     if problem is not None:
         return Failure(problem)
     header, record = state.header, state.header_record

@@ -20,6 +20,7 @@ from cassette_format.read.open import open_regular
 from cassette_format.read.reread import LineReader
 from cassette_format.read.run import run_lines
 from cassette_format.read.summary import summary_document
+from cassette_format.read.tail_seal import run_sealed
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -30,8 +31,10 @@ __all__ = ["verify_file", "verify_stream"]
 Summary = dict[str, "JsonValue"]
 
 
-def _verify(stream: IO[bytes]) -> Summary | CassetteFormatError:
+def _verify(stream: IO[bytes], cassette: str | None = None) -> Summary | CassetteFormatError:
     """The summary of the stream from its position, or its first problem in line order.
+
+    With the `cassette` path it came from, its tail seal is checked too (`tail_seal`).
 
     The value is a plain union rather than a Result so `cassette verify` never imports
     `returns` (its import costs more than verifying a 1,000-line file).
@@ -44,7 +47,7 @@ def _verify(stream: IO[bytes]) -> Summary | CassetteFormatError:
         keys = CompactKeys(reader)
         lines = numbered_lines(stream, reader.start)
     state = ChainState(keep_records=False, keys=keys)
-    problem = run_lines(state, lines)
+    problem = run_lines(state, lines) if cassette is None else run_sealed(state, lines, cassette)
     if problem is not None:
         return problem
     header, ambiguous = state.header_record, state.ambiguous_groups
@@ -69,7 +72,7 @@ def _read(absolute: str) -> Summary | CassetteFormatError:
     try:
         handle = open_regular(absolute)
         try:
-            return _verify(handle)
+            return _verify(handle, absolute)
         finally:
             handle.close()
     except OSError as error:

@@ -10,6 +10,7 @@ from cassette_format.sessions.created_at import created_at_instant
 from cassette_format.sessions.errors import (
     SESSION_LOG_FORMAT,
     SESSION_LOG_READ,
+    SESSION_LOG_WRITE,
     SessionError,
     quote,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "SESSION_LOG_FORMAT_NAME",
     "SESSION_LOG_READ",
     "SESSION_LOG_VERSION",
+    "SESSION_LOG_WRITE",
     "RecordedCall",
     "SessionError",
     "SessionLog",

@@ -1,6 +1,7 @@
 """The one error value of session logs and per-session model replay: code, message, location.
 
-The codec here fails with `SESSION_LOG_FORMAT`; the read edge with `SESSION_LOG_READ`;
+The codec here fails with `SESSION_LOG_FORMAT`; the read edge with `SESSION_LOG_READ`, the
+write edge with `SESSION_LOG_WRITE`;
 cassette-topology adds the harvest and binding codes and fills `session`/`call_index`.
 """
 
@@ -13,12 +14,14 @@ from typing import Final
 
 from cassette_canonical import JsonValue
 
-__all__ = ["SESSION_LOG_FORMAT", "SESSION_LOG_READ", "SessionError", "quote"]
+__all__ = ["SESSION_LOG_FORMAT", "SESSION_LOG_READ", "SESSION_LOG_WRITE", "SessionError", "quote"]
 
 #: A session log is malformed (the message names the line).
 SESSION_LOG_FORMAT: Final = "SESSION_LOG_FORMAT"
 #: A session log file cannot be read.
 SESSION_LOG_READ: Final = "SESSION_LOG_READ"
+#: A session log cannot be written where asked (a symlinked directory, a failing disk).
+SESSION_LOG_WRITE: Final = "SESSION_LOG_WRITE"
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,10 +136,14 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def read_marker(path: str) -> LockHolder | None:
-    """The holder named by the marker file at `path`, or None if it is missing or not one."""
+def read_marker(path: str, *, directory: int | None = None) -> LockHolder | None:
+    """The holder named by the marker file at `path`, or None if it is missing or not one.
+
+    Never through a symlink; `directory` (a descriptor) makes `path` relative to it.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+        fd = os.open(path, flags, dir_fd=directory)
     except OSError:
         return None
     try:

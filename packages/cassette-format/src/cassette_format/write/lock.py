@@ -14,9 +14,17 @@ Three locks, taken in this order and all without waiting:
    reference writer and ours still exclude each other.
 
 Holding lock 1, a writer that finds the directory left by a holder that provably died on
-this host (same host, and its pid is gone or was reused: `_holder.py`) replaces the stale
-marker with its own and warns naming it. Any other existing lock fails at once with the
-reference's message plus who holds it.
+this host (same host, and its pid is gone or was reused: `_holder.py`) removes that
+directory, creates its own and warns naming the dead holder. A directory left empty or
+with a torn marker (its writer killed between `mkdir` and the marker) is taken over the
+same way when the name lock file still records that writer of ours and it is provably
+dead. Any other existing lock fails at once with the reference's message plus who holds it.
+
+No name is followed (issue 26): a symlink at the lock directory's name is refused, never
+listed, entered or removed through; the directory is read and its marker created through
+a descriptor opened with `O_NOFOLLOW`, and the name lock file is opened with `O_NOFOLLOW`.
+When the target file appears after the lock was taken (append to a missing path),
+`WriterLock.hold_file` takes its inode lock at once.
 """
 
 from __future__ import annotations
@@ -33,7 +41,15 @@ from cassette_canonical.display_text import display
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.write.flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
-from cassette_format.write.holder import LockHolder, holder_is_dead, read_marker, this_process
+from cassette_format.write.holder import (
+    MARKER_LIMIT,
+    LockHolder,
+    holder_is_dead,
+    parse_marker,
+    read_marker,
+    this_process,
+)
+from cassette_format.write.safe_files import is_symlink
 
 __all__ = [
     "FLOCK_SUFFIX",
@@ -102,6 +118,17 @@ class WriterLock:
         self._guards = _Guards() if guards is None else guards
         self._released = False
 
+    def hold_file(self, target: str) -> None:
+        """Take the inode lock of `target`, a file created after this lock was taken.
+
+        From then on a hard link to it, made while recording, names a held file and a
+        writer opening the link is refused. No-op when the file lock is already held.
+        """
+        if self._guards.file is not None:
+            return
+        held = _hold(self.path, target, create=False)
+        self._guards = _Guards(self._guards.name, held)
+
     def release(self) -> None:
         """Remove own marker, then the directory (WRITE-10), then the kernel locks; idempotent."""
         if self._released:
@@ -138,7 +165,18 @@ def _busy(lock_path: str, who: str) -> CassetteFormatError:
 
 
 def _refused(lock_path: str, error: OSError) -> CassetteFormatError:
+    if error.errno == errno.ELOOP:
+        return _symlink_refused(lock_path, error.filename or lock_path, error)
     return CassetteFormatError(f'cannot acquire cassette writer lock "{lock_path}"', cause=error)
+
+
+def _symlink_refused(lock_path: str, name: str, error: OSError | None) -> CassetteFormatError:
+    """A planted symlink where the lock keeps its files: refused, never followed (issue 26)."""
+    return CassetteFormatError(
+        f'cannot acquire cassette writer lock "{lock_path}": "{name}" is a symbolic link '
+        "and is never followed; remove it if it is not yours",
+        cause=error,
+    )
 
 
 def _name_holder(busy: Busy) -> str:
@@ -182,6 +220,16 @@ def _take_guards(lock_path: str, target: str) -> _Guards:
         raise
 
 
+def _recorded_holder(guards: _Guards) -> LockHolder | None:
+    """The marker the name lock file still holds: the last writer of ours, if it never let go."""
+    if guards.name is None:
+        return None
+    try:
+        return parse_marker(os.pread(guards.name.fd, MARKER_LIMIT + 1, 0))
+    except OSError:
+        return None
+
+
 def _record_holder(guards: _Guards, marker: bytes) -> None:
     """Write our marker into the name lock file too, so a refused writer can name us."""
     if guards.name is not None:
@@ -190,58 +238,106 @@ def _record_holder(guards: _Guards, marker: bytes) -> None:
             os.pwrite(guards.name.fd, marker, 0)
 
 
-def _claim_directory(lock_path: str, may_break: bool) -> None:
-    """Create the lock directory, or take over one whose holder provably died (WRITE-2)."""
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_directory(lock_path: str) -> int:
+    """The lock directory itself, never a symlink planted at its name."""
+    try:
+        return os.open(lock_path, _DIRECTORY)
+    except OSError as error:
+        if error.errno in {errno.ELOOP, errno.ENOTDIR} and is_symlink(lock_path):
+            raise _symlink_refused(lock_path, lock_path, error) from error
+        raise _busy(lock_path, "its lock directory cannot be read") from error
+
+
+def _claim_directory(lock_path: str, may_break: bool, last: LockHolder | None) -> int:
+    """Create the lock directory, or take over one whose holder provably died (WRITE-2).
+
+    Returns a descriptor of the directory now ours. `last` is the holder the name lock
+    file recorded before us: a writer of ours that never let go of the name.
+    """
     try:
         os.mkdir(lock_path)
-        return
+        return _open_directory(lock_path)
     except OSError as error:
         if error.errno != errno.EEXIST:
             raise _refused(lock_path, error) from error
+    if is_symlink(lock_path):
+        raise _symlink_refused(lock_path, lock_path, None)
+    fd = _open_directory(lock_path)
     try:
-        entries = os.listdir(lock_path)
+        stale = _stale_holder(lock_path, fd, may_break, last)
+        _break(lock_path, fd, stale)
+    finally:
+        os.close(fd)
+    try:
+        os.mkdir(lock_path)
+    except OSError as error:  # another writer (a reference one) got there first
+        raise _busy(lock_path, "it was taken again while a dead holder's lock was removed") from (
+            error
+        )
+    return _open_directory(lock_path)
+
+
+def _stale_holder(
+    lock_path: str, fd: int, may_break: bool, last: LockHolder | None
+) -> tuple[str | None, LockHolder]:
+    """The dead holder's marker name (None: none left) and marker, or the busy error."""
+    try:
+        entries = os.listdir(fd)
     except OSError as error:
         raise _busy(lock_path, "its lock directory cannot be read") from error
+    dead_last = may_break and last is not None and holder_is_dead(last)
     if not entries:
+        if dead_last and last is not None:
+            return None, last  # killed between its mkdir and its marker
         raise _busy(lock_path, "the lock directory holds no owner marker")
     if len(entries) > 1 or not entries[0].endswith(".json"):
         raise _busy(lock_path, f"the lock directory holds {len(entries)} entries")
-    stale_path = os.path.join(lock_path, entries[0])
-    stale = read_marker(stale_path)
+    stale = read_marker(entries[0], directory=fd)
     if stale is None:
+        if dead_last and last is not None and entries[0] == f"{last.token}.json":
+            return entries[0], last  # killed while writing its marker
         raise _busy(lock_path, "its owner marker is unreadable")
     if not (may_break and holder_is_dead(stale)):
         raise _busy(lock_path, f"held by {stale.describe()}")
-    _break(lock_path, stale_path, stale)
+    return entries[0], stale
 
 
-def _break(lock_path: str, stale_path: str, stale: LockHolder) -> None:
-    """Remove a dead holder's marker (we hold the name lock, so no writer of ours races)."""
+def _break(lock_path: str, directory: int, stale: tuple[str | None, LockHolder]) -> None:
+    """Remove a dead holder's marker and directory (we hold the name lock: no writer of ours
+    races), warning whose lock it was."""
+    name, holder = stale
     try:
-        os.unlink(stale_path)
+        if name is not None:
+            os.unlink(name, dir_fd=directory)
+        os.rmdir(lock_path)
     except FileNotFoundError:
         pass
     except OSError as error:
-        raise _busy(lock_path, f"held by {stale.describe()}, which cannot be removed") from error
+        raise _busy(lock_path, f"held by {holder.describe()}, which cannot be removed") from error
     # Shown on a terminal by Python's warning machinery: escaped as the CLI escapes its output
     # (CLI-1), since the path and the planted marker's holder are anyone's text (issue 26).
     warnings.warn(
         display(
             f'broke the stale cassette writer lock "{lock_path}": it was held by '
-            f"{stale.describe()}, which no longer runs on this host"
+            f"{holder.describe()}, which no longer runs on this host"
         ),
         StaleWriterLockWarning,
         stacklevel=4,
     )
 
 
-def _write_marker(lock_path: str, holder: LockHolder) -> str:
+def _write_marker(lock_path: str, directory: int, holder: LockHolder) -> str:
     """Exclusively create `<token>.json` in the lock directory; clean up if that fails."""
-    owner_path = os.path.join(lock_path, f"{holder.token}.json")
+    name = f"{holder.token}.json"
+    owner_path = os.path.join(lock_path, name)
     fd: int | None = None
     created = False
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(owner_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(name, flags, 0o644, dir_fd=directory)
         created = True
         os.write(fd, holder.to_marker())
         os.close(fd)
@@ -253,7 +349,7 @@ def _write_marker(lock_path: str, holder: LockHolder) -> str:
         # Best effort (WRITE-2): only our own marker, then the directory if it is empty.
         with contextlib.suppress(OSError):
             if created:
-                os.unlink(owner_path)
+                os.unlink(name, dir_fd=directory)
         with contextlib.suppress(OSError):
             os.rmdir(lock_path)
         raise CassetteFormatError(
@@ -269,9 +365,13 @@ def acquire_writer_lock(absolute: str) -> WriterLock:
     holder = this_process(str(uuid.uuid4()), datetime.now(UTC))  # the edge reads id and clock
     guards = _take_guards(lock_path, target)
     try:
+        last = _recorded_holder(guards)
         _record_holder(guards, holder.to_marker())
-        _claim_directory(lock_path, may_break=guards.name is not None)
-        owner_path = _write_marker(lock_path, holder)
+        directory = _claim_directory(lock_path, guards.name is not None, last)
+        try:
+            owner_path = _write_marker(lock_path, directory, holder)
+        finally:
+            os.close(directory)
     except BaseException:
         guards.release()
         raise

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
 __all__ = [
+    "LOSSY",
     "Sealed",
     "header_line",
     "interaction_line",

@@ -1,52 +1,90 @@
-"""The append-only cassette writer (WRITE-1..10): locked, chained, serialized, asyncio-safe.
+"""The append-only cassette writer (WRITE-1..10): locked, chained, serialized, thread-safe.
 
-Appends join a FIFO queue. One drain task takes everything queued so far as a batch and
-seals, validates and writes it in a worker thread (`asyncio.to_thread`, one write call
-per batch), so the event loop never blocks on I/O and concurrent appends share one
-thread hop instead of paying one each. Each append still gets its own sealed record or
-its own error, in call order. Beyond the reference, a sequence, call key or group
-occurrence written twice is refused before it reaches the file, so this writer never
-produces a cassette its loader rejects.
+The core is synchronous: one `threading.Lock` guards seal + `os.write`, so appends from
+any thread and any event loop (one per thread, several `asyncio.run`s in sequence, or sync
+code) land one at a time, in the order they take the lock (WRITE-7). Appending one line of
+a few KB to the page cache costs microseconds, far less than a thread hop, so the async
+`append` runs the same code in place; only `open` and `close` (which fsync) go to a
+worker thread. Each append gets its own sealed record or its own error. Beyond the
+reference, a sequence, call key or group occurrence written twice is refused before it
+reaches the file, so this writer never produces a cassette its loader rejects, and a line
+no reader would accept (over the 16 MiB line bound, or not lossless JSON) is refused for
+that call alone (`InteractionRefused`): an error line for the same call is written in its
+place, the writer goes on and the other calls commit.
 
 Beyond the reference, `create` and `truncate` never touch the target until a clean
-close: they fill a partial sibling (`partial.py` names it), fsync it, rename it over the
+close: they fill a partial sibling (`write/partial.py` names it), fsync it, rename it over the
 target (`create` refuses to replace one) and fsync the directory. An interrupted
 recording leaves the committed cassette byte-identical and its partial file beside it.
 `append` writes in place. A failed write is cut back to the last complete record, and
-before each batch and at close the writer checks that its path still names its file
-(device and inode) at the size it wrote, failing loudly otherwise.
+before each append and at close the writer checks that its path still names its file
+(device and inode) at the size it wrote, failing loudly otherwise. A clean close also
+writes the tail seal (`read/tail_seal.py`). New files are created 0600 and exclusively, never
+through a symlink (`write/safe_files.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
+import dataclasses
 import os
-import stat
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Literal, Self
+from typing import Self
 
 from returns.functions import identity
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from cassette_format.errors import CassetteFormatError
+from cassette_format.read.lines import MAX_LINE_BYTES
 from cassette_format.read.parse import read_cassette
+from cassette_format.read.tail_seal import TailSeal
 from cassette_format.records.cassette_file import CassetteFile
-from cassette_format.records.model import CassetteHeader, CassetteInteraction, InteractionBody
+from cassette_format.records.model import (
+    CassetteHeader,
+    CassetteInteraction,
+    InteractionBody,
+    RecordedError,
+    ResultErrorOutcome,
+    StartErrorOutcome,
+)
 from cassette_format.records.policy import policy_changes
 from cassette_format.result_edge import or_raise
 from cassette_format.write.chain import Sealed, WriterChain
+from cassette_format.write.commit import Commit, WriteMode, destination, open_refusal, place
 from cassette_format.write.header import validate_header
 from cassette_format.write.lock import WriterLock, acquire_writer_lock
 from cassette_format.write.partial import new_partial_path
-from cassette_format.write.seal import header_line
+from cassette_format.write.safe_files import (
+    PRIVATE_MODE,
+    create_new,
+    kept_mode,
+    sync_directory,
+    write_all,
+)
+from cassette_format.write.seal import LOSSY, header_line
+from cassette_format.write.tail_seal import remove_seal, write_seal
 
-__all__ = ["CassetteWriter", "WriteMode"]
+__all__ = ["CassetteWriter", "InteractionRefused", "WriteMode"]
 
-WriteMode = Literal["create", "truncate", "append"]
+
+class InteractionRefused(CassetteFormatError):
+    """One interaction no reader would accept: the writer goes on, the call still ends as a line.
+
+    In its place the writer wrote the same call (same sequence, keys and request) ending as
+    a `result-error` (`start-error` if unpublished) whose error names this refusal, so the
+    chain stays whole; every other append and the commit are unaffected. Only when even that
+    line would be refused (a request over the bound) is nothing written.
+    """
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_refused, (self.message,))
+
+
+def _rebuild_refused(message: str) -> InteractionRefused:
+    return InteractionRefused(message)
 
 
 def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader) -> None:
@@ -58,92 +96,40 @@ def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader
         )
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-@dataclass(frozen=True, slots=True)
-class _Commit:
-    """Where a partial recording goes on a clean close, and whether it may replace a file."""
-
-    partial: str
-    destination: str
-    replace: bool
-
-
-#: errno values of file systems without hard links: `create` then checks and renames.
-_NO_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EXDEV})
-
-
-def _open_refusal(absolute: str, mode: WriteMode, cause: OSError) -> CassetteFormatError:
-    return CassetteFormatError(f'cannot open cassette "{absolute}" in {mode} mode', cause=cause)
-
-
-def _destination(absolute: str, mode: WriteMode) -> str:
-    """The real file a partial recording replaces: symlinks followed, so a link stays one.
-
-    `create` refuses any existing name (a dangling symlink too); `truncate` refuses what it
-    could not have truncated in place: a non-regular file or one it may not write.
-    """
-    destination = os.path.realpath(absolute)
-    if mode == "create":
-        if os.path.lexists(absolute):
-            raise _open_refusal(
-                absolute, mode, FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), absolute)
-            )
-        return destination
-    try:
-        found = os.stat(destination)
-    except FileNotFoundError:
-        return destination
-    except OSError as error:
-        raise _open_refusal(absolute, mode, error) from error
-    if not stat.S_ISREG(found.st_mode):
-        code = errno.EISDIR if stat.S_ISDIR(found.st_mode) else errno.EINVAL
-        raise _open_refusal(absolute, mode, OSError(code, os.strerror(code), absolute))
-    if not os.access(destination, os.W_OK):
-        raise _open_refusal(
-            absolute, mode, PermissionError(errno.EACCES, os.strerror(errno.EACCES), absolute)
+def _within_bounds(sealed: Sealed) -> Result[Sealed, CassetteFormatError]:
+    """The line, unless a reader would refuse it as too long (FMT-3's bound, `read/lines`)."""
+    size = len(sealed.line) - 1  # without its `\n`
+    if size <= MAX_LINE_BYTES:
+        return Success(sealed)
+    return Failure(
+        InteractionRefused(
+            f"interaction sequence {sealed.interaction.sequence} was not written: its line "
+            f"would be {size} bytes, longer than the {MAX_LINE_BYTES}-byte line bound "
+            "every cassette reader enforces"
         )
-    return destination
+    )
 
 
-def _place(commit: _Commit) -> None:
-    """Move the partial file onto its destination; `create` never replaces an existing file."""
-    if commit.replace:
-        os.rename(commit.partial, commit.destination)
-        return
-    try:
-        os.link(commit.partial, commit.destination)  # fails with EEXIST, never replaces
-    except OSError as error:
-        if error.errno not in _NO_LINKS:
-            raise
-        if os.path.lexists(commit.destination):
-            raise FileExistsError(
-                errno.EEXIST, os.strerror(errno.EEXIST), commit.destination
-            ) from error
-        os.rename(commit.partial, commit.destination)
-        return
-    os.unlink(commit.partial)
+def _substitute(body: InteractionBody, refusal: CassetteFormatError) -> InteractionBody:
+    """The same call ended as an error line naming the refusal (metadata only, no values)."""
+    error = RecordedError(type(refusal).__name__, refusal.message, refusal.code)
+    outcome = ResultErrorOutcome(error) if body.published else StartErrorOutcome(error)
+    return dataclasses.replace(body, outcome=outcome)
 
 
-def _sync_directory(directory: str) -> None:
-    """fsync a directory so a rename in it survives a crash (where the system supports it)."""
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        if error.errno not in {errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP}:
-            raise
-    finally:
-        os.close(fd)
+def _per_call(problem: CassetteFormatError, body: InteractionBody) -> CassetteFormatError:
+    """A value no reader accepts fails its own call only; any other problem stops the writer."""
+    if problem.message == LOSSY and not isinstance(problem, InteractionRefused):
+        return InteractionRefused(f"interaction sequence {body.sequence} was not written: {LOSSY}")
+    return problem
 
 
 class CassetteWriter:
-    """A held cassette file: `open` it, `append` interactions, `close` it (idempotent)."""
+    """A held cassette file: `open` it, `append` interactions, `close` it (idempotent).
+
+    Every method may be called from any thread; the async ones from any event loop. The
+    `*_blocking` twins serve sync harnesses (`with CassetteWriter.open_blocking(...)`).
+    """
 
     def __init__(
         self,
@@ -154,7 +140,7 @@ class CassetteWriter:
         existing: Sequence[CassetteInteraction],
         *,
         chain: WriterChain,
-        commit: _Commit | None = None,
+        commit: Commit | None = None,
     ) -> None:
         self.path = path
         #: The file being filled until a clean close renames it over `path` (None: in place).
@@ -174,13 +160,13 @@ class CassetteWriter:
             if commit is None
             else f'cassette "{path}" (partial recording "{commit.partial}")'
         )
-        self._chain = chain
-        self._queue = asyncio.Lock()
-        self._pending: list[tuple[InteractionBody, asyncio.Future[CassetteInteraction]]] = []
-        self._drainer: asyncio.Task[None] | None = None
+        self._chain = chain  # sealer + links + compact keys: nothing else is kept per call
+        self._count = len(existing)
+        self._mutex = threading.Lock()  # seal + write, one append at a time
+        self._closing = threading.Lock()  # one close does the work, the others wait for it
         self._poison: CassetteFormatError | None = None
         self._closed = False
-        self._close_task: asyncio.Task[None] | None = None
+        self._close_errors: tuple[BaseException, ...] | None = None
 
     @classmethod
     async def open(
@@ -236,18 +222,28 @@ class CassetteWriter:
             # A missing append target starts a new cassette in place (WRITE-3): every
             # complete line of an interrupted first run is kept for the next append.
             try:
-                fd = os.open(absolute, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = create_new(absolute, readable=True)  # the chain reads its lines back
             except OSError as error:
-                raise _open_refusal(absolute, mode, error) from error
+                raise open_refusal(absolute, mode, error) from error
+            try:
+                lock.hold_file(absolute)  # a hard link made from now on is the same writer
+            except BaseException:
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.unlink(absolute)
+                raise
             return cls._started(absolute, fd, lock, header, None)
-        destination = _destination(absolute, mode)
-        commit = _Commit(new_partial_path(destination), destination, replace=mode == "truncate")
+        target = destination(absolute, mode)
+        commit = Commit(new_partial_path(target), target, replace=mode == "truncate")
         try:
-            fd = os.open(commit.partial, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            # truncate keeps the replaced file's mode bits; a new cassette is private
+            fd = create_new(
+                commit.partial,
+                kept_mode(target) if commit.replace else PRIVATE_MODE,
+                readable=True,  # the chain reads its lines back
+            )
         except OSError as error:
-            raise _open_refusal(absolute, mode, error) from error
-        with contextlib.suppress(OSError):  # truncate keeps the replaced file's mode bits
-            os.fchmod(fd, stat.S_IMODE(os.stat(destination).st_mode))
+            raise open_refusal(absolute, mode, error) from error
         return cls._started(absolute, fd, lock, header, commit)
 
     @classmethod
@@ -257,13 +253,13 @@ class CassetteWriter:
         fd: int,
         lock: WriterLock,
         header: CassetteHeader,
-        commit: _Commit | None,
+        commit: Commit | None,
     ) -> Self:
         """Write and fsync the header of a new file; on failure close it (WRITE-3)."""
         try:
             match header_line(header):
                 case Success(bytes() as line):
-                    _write_all(fd, line)
+                    write_all(fd, line)
                 case Failure(CassetteFormatError() as problem):
                     raise problem
             os.fsync(fd)
@@ -289,7 +285,7 @@ class CassetteWriter:
     ) -> Self:
         _check_append_compatible(existing.header, requested)
         try:
-            fd = os.open(absolute, os.O_RDWR | os.O_APPEND)
+            fd = os.open(absolute, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         except OSError as error:
             raise CassetteFormatError(
                 f'cannot open cassette "{absolute}" in append mode', cause=error
@@ -297,7 +293,7 @@ class CassetteWriter:
         try:
             size = os.fstat(fd).st_size
             if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
-                _write_all(fd, b"\n")  # WRITE-5: repair a missing trailing newline
+                write_all(fd, b"\n")  # WRITE-5: repair a missing trailing newline
             chain = or_raise(WriterChain.resume(fd), identity)
         except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
@@ -308,91 +304,53 @@ class CassetteWriter:
         return cls(absolute, fd, lock, existing.header, existing.interactions, chain=chain)
 
     async def append(self, body: InteractionBody) -> CassetteInteraction:
-        """Chain, validate and write one interaction, in call order (WRITE-7, WRITE-8)."""
+        """Chain, validate and write one interaction, in call order (WRITE-7, WRITE-8).
+
+        Runs in place on the calling loop (a page-cache write of one line, no thread hop).
+        """
+        return self.append_blocking(body)
+
+    def append_blocking(self, body: InteractionBody) -> CassetteInteraction:
+        """`append` for any thread: the sealed record, or this append's error.
+
+        A format error stops the writer (later appends get the same error, WRITE-8) unless
+        it is an `InteractionRefused`; any other exception fails only its own append, as
+        sealing changes nothing.
+        """
         if self._closed:
             raise CassetteFormatError("cassette writer is closed")
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[CassetteInteraction] = loop.create_future()
-        self._pending.append((body, waiter))
-        if self._drainer is None:
-            self._drainer = loop.create_task(self._drain())
-        return await waiter
-
-    async def _drain(self) -> None:
-        """Write queued appends batch by batch until none is left; settle every waiter."""
-        live: list[tuple[InteractionBody, asyncio.Future[CassetteInteraction]]] = []
-        try:
-            async with self._queue:
-                while self._pending:
-                    batch, self._pending = self._pending, []
-                    live = [(body, waiter) for body, waiter in batch if not waiter.cancelled()]
-                    if not live:
-                        continue
-                    bodies = [body for body, _ in live]
-                    try:
-                        outcomes = await asyncio.to_thread(self._append_batch_blocking, bodies)
-                    except Exception as error:  # the worker thread itself failed: stop writing
-                        self._poison = CassetteFormatError(
-                            f'cannot write cassette "{self.path}"', cause=error
-                        )
-                        outcomes = [self._poison] * len(live)
-                    for (_, waiter), outcome in zip(live, outcomes, strict=True):
-                        if waiter.done():
-                            continue
-                        if isinstance(outcome, BaseException):
-                            waiter.set_exception(outcome)
-                        else:
-                            waiter.set_result(outcome)
-                    live = []
-        finally:
-            self._drainer = None
-            for _, waiter in [*live, *self._pending]:  # only if the drain itself was stopped
-                waiter.cancel()
-            self._pending = []
-
-    def _append_batch_blocking(
-        self, bodies: list[InteractionBody]
-    ) -> list[CassetteInteraction | Exception]:
-        """Seal and check each body in order, then write the good ones in one call.
-
-        A format error stops the writer (later appends get the same error); any other
-        exception fails only its own append, as `_seal_next` changes nothing.
-        """
-        outcomes: list[CassetteInteraction | Exception] = []
-        lines: list[bytes] = []
-        offset = self._size
-        if self._poison is None:
-            self._poison = self._file_changed()
-        for body in bodies:
+        with self._mutex:
+            if self._closed:
+                raise CassetteFormatError("cassette writer is closed")
+            if self._poison is None:
+                self._poison = self._file_changed()
             if self._poison is not None:
-                outcomes.append(self._poison)
-                continue
-            try:
-                sealed = self._chain.seal(body)
-            except Exception as error:  # an odd body: its own caller sees why
-                outcomes.append(error)
-                continue
-            match sealed:
-                case Success(Sealed() as next_record):
-                    self._chain.accept(next_record, offset)
-                    offset += len(next_record.line)
-                    outcomes.append(next_record.interaction)
-                    lines.append(next_record.line)
+                raise self._poison
+            match self._chain.seal(body).bind(_within_bounds):
+                case Success(Sealed() as sealed):
+                    return self._write_sealed(sealed)
                 case Failure(CassetteFormatError() as problem):
-                    self._poison = problem
-                    outcomes.append(problem)
-        if lines:
-            data = b"".join(lines)
-            try:
-                _write_all(self._fd, data)
-            except OSError as error:
-                failure = self._rolled_back(error)
-                self._poison = failure
-                outcomes = [failure if isinstance(o, CassetteInteraction) else o for o in outcomes]
-            else:
-                self._size += len(data)
-                self._chain.written()
-        return outcomes
+                    problem = _per_call(problem, body)
+                    if not isinstance(problem, InteractionRefused):
+                        self._poison = problem
+                        raise problem
+            match self._chain.seal(_substitute(body, problem)).bind(_within_bounds):
+                case Success(Sealed() as substitute):  # the call still ends as a line
+                    self._write_sealed(substitute)
+            raise problem
+
+    def _write_sealed(self, sealed: Sealed) -> CassetteInteraction:
+        """Link and write one sealed line (the mutex is held); a failed write stops the writer."""
+        self._chain.accept(sealed, self._size)
+        try:
+            write_all(self._fd, sealed.line)
+        except OSError as error:
+            self._poison = self._rolled_back(error)  # the chain is never used again
+            raise self._poison from error
+        self._chain.written()
+        self._size += len(sealed.line)
+        self._count += 1
+        return sealed.interaction
 
     def _rolled_back(self, error: OSError) -> CassetteFormatError:
         """Cut the file back to its last complete record after a failed write; the error."""
@@ -447,31 +405,38 @@ class CassetteWriter:
         self._interrupted = True
 
     async def abandon(self) -> None:
-        """Close as an interrupted recording: queued appends land in the partial file only."""
+        """Close as an interrupted recording: earlier appends land in the partial file only."""
         self.mark_interrupted()
         await self.close()
 
+    def abandon_blocking(self) -> None:
+        """`abandon` for synchronous callers."""
+        self.mark_interrupted()
+        self.close_blocking()
+
     async def close(self) -> None:
-        """Wait for queued appends, fsync, commit, close, release the lock (WRITE-9); idempotent.
+        """Wait for an append in progress, fsync, commit, close, release (WRITE-9); idempotent.
 
         In `create`/`truncate` mode a clean close renames the partial file over the target;
         after a failed append or `mark_interrupted` the partial file stays and the target
-        is untouched.
+        is untouched. The work runs in a worker thread and finishes even if the caller is
+        cancelled; every call raises the same outcome.
         """
         self._closed = True
-        if self._close_task is None:
-            self._close_task = asyncio.ensure_future(self._close_once())
-        await asyncio.shield(self._close_task)
+        await asyncio.to_thread(self.close_blocking)
 
-    async def _close_once(self) -> None:
-        errors: list[BaseException] = []
-        while self._drainer is not None:  # appends made before close still land
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._drainer)
-        async with self._queue:
-            if self._poison is not None:
-                errors.append(self._poison)
-            errors.extend(await asyncio.to_thread(self._close_blocking))
+    def close_blocking(self) -> None:
+        """`close` for any thread; the first call does the work, later ones see its outcome."""
+        self._closed = True
+        with self._closing:
+            if self._close_errors is None:
+                with self._mutex:  # an append in progress lands first
+                    errors: list[BaseException] = []
+                    if self._poison is not None:
+                        errors.append(self._poison)
+                    errors.extend(self._close_files())
+                self._close_errors = tuple(errors)
+            errors = list(self._close_errors)
         if len(errors) == 1:
             raise errors[0]
         if errors:
@@ -480,7 +445,7 @@ class CassetteWriter:
                 cause=BaseExceptionGroup("cassette writer close failed", errors),
             )
 
-    def _close_blocking(self) -> list[BaseException]:
+    def _close_files(self) -> list[BaseException]:
         errors: list[BaseException] = []
         if self._poison is None:
             self._poison = self._file_changed()
@@ -494,45 +459,62 @@ class CassetteWriter:
                     CassetteFormatError(f'cannot close cassette "{self.path}"', cause=error)
                 )
         clean = not errors and self._poison is None and not self._interrupted
-        if self._commit is not None and clean:
-            errors.extend(self._commit_blocking(self._commit))
+        if clean:
+            errors.extend(self._commit_blocking())
         try:
             self._lock.release()
         except CassetteFormatError as error:
             errors.append(error)
         return errors
 
-    def _commit_blocking(self, commit: _Commit) -> list[BaseException]:
-        """Rename the complete partial file over the target, then fsync the directory."""
+    def _commit_blocking(self) -> list[BaseException]:
+        """Place the recording (a partial file renamed over the target), then seal it."""
+        commit = self._commit
+        sealed_path = self.path if commit is None else commit.destination
+        if commit is not None:
+            try:
+                remove_seal(commit.destination)  # the old seal never outlives its cassette
+                place(commit)
+            except FileExistsError as error:
+                return [
+                    CassetteFormatError(
+                        f'cannot commit cassette "{self.path}": it was created by someone else '
+                        f'while recording; the recording stays in "{commit.partial}"',
+                        cause=error,
+                    )
+                ]
+            except OSError as error:
+                return [
+                    CassetteFormatError(
+                        f'cannot commit cassette "{self.path}"; '
+                        f'the recording stays in "{commit.partial}"',
+                        cause=error,
+                    )
+                ]
+            self.partial_path = None
+        seal = TailSeal(self.header.cassette_id, self._count, self._chain.previous_hash)
         try:
-            _place(commit)
-        except FileExistsError as error:
-            return [
-                CassetteFormatError(
-                    f'cannot commit cassette "{self.path}": it was created by someone else '
-                    f'while recording; the recording stays in "{commit.partial}"',
-                    cause=error,
-                )
-            ]
+            if commit is not None:
+                sync_directory(os.path.dirname(commit.destination))
+            write_seal(sealed_path, seal)
         except OSError as error:
             return [
-                CassetteFormatError(
-                    f'cannot commit cassette "{self.path}"; '
-                    f'the recording stays in "{commit.partial}"',
-                    cause=error,
-                )
-            ]
-        self.partial_path = None
-        try:
-            _sync_directory(os.path.dirname(commit.destination))
-        except OSError as error:
-            return [
-                CassetteFormatError(
-                    f'cannot sync the directory of cassette "{self.path}" after commit',
-                    cause=error,
-                )
+                CassetteFormatError(f'cannot seal cassette "{self.path}" after commit', cause=error)
             ]
         return []
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is not None:
+            self.mark_interrupted()  # an exception ends the recording: keep the target
+        self.close_blocking()
 
     async def __aenter__(self) -> Self:
         return self

@@ -21,6 +21,7 @@ from cassette_provider.models.files import (
     harvest_session_logs_sync,
     load_session_log,
     read_session_log,
+    replace_session_logs_sync,
     write_session_logs,
     write_session_logs_sync,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "load_session_log",
     "model_request",
     "read_session_log",
+    "replace_session_logs_sync",
     "session_scope",
     "write_session_logs",
     "write_session_logs_sync",

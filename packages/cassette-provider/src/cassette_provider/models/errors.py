@@ -8,6 +8,7 @@ from typing import NoReturn, TypeVar
 from cassette_canonical import JsonValue
 from cassette_format.errors import CassetteError
 from cassette_format.result_edge import or_raise
+from cassette_format.sessions import SESSION_LOG_WRITE
 from cassette_topology.sessions import (
     SESSION_HARVEST,
     SESSION_LOG_FORMAT,
@@ -42,7 +43,7 @@ class SessionReplayMismatchError(ModelReplayError):
     """A live model call cannot be routed to its session's recorded script."""
 
 
-_LOG_CODES = frozenset({SESSION_LOG_FORMAT, SESSION_LOG_READ, SESSION_HARVEST})
+_LOG_CODES = frozenset({SESSION_LOG_FORMAT, SESSION_LOG_READ, SESSION_LOG_WRITE, SESSION_HARVEST})
 
 
 def as_exception(error: SessionError) -> ModelReplayError:

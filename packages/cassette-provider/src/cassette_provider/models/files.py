@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
+import stat
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from cassette_format.sessions import SESSION_LOG_WRITE
+from cassette_format.write.safe_files import replace_atomically
 from cassette_topology.sessions import (
     SESSION_LOG_READ,
     SessionError,
@@ -77,10 +83,36 @@ async def harvest_session_logs(directory: str | os.PathLike[str]) -> tuple[Sessi
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary sibling and rename, so readers never see half a log."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8", newline="")
-    os.replace(temporary, path)
+    """Write through a fresh, unpredictable temporary sibling and rename (never half a log).
+
+    The temporary file is created exclusively and never through a symlink; a new log is
+    0600 (it holds prompts and answers), a replaced one keeps its mode (issue 26).
+    """
+    try:
+        replace_atomically(str(path), text.encode("utf-8"), purpose="tmp")
+    except OSError:
+        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot write session log "{path}"'))
+
+
+def owned_directory(directory: str | os.PathLike[str]) -> Path:
+    """`directory`, created if missing (0700), refused when its name is a symbolic link.
+
+    Logs are never written through a link another user could have planted (issue 26).
+    """
+    root = Path(directory)
+    if root.is_symlink():
+        raise_error(
+            SessionError(
+                SESSION_LOG_WRITE,
+                f'session directory "{root}" is a symbolic link and is never followed; '
+                "remove it if it is not yours",
+            )
+        )
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot create session directory "{root}"'))
+    return root
 
 
 def write_session_logs_sync(
@@ -91,8 +123,7 @@ def write_session_logs_sync(
     Older generations of roles still produced are kept; with `prune_stale`, logs of child
     roles the fresh recording no longer produces are removed so replay does not expect them.
     """
-    root = Path(directory)
-    root.mkdir(parents=True, exist_ok=True)
+    root = owned_directory(directory)
     ordered = value_or_raise(order_primary_first(logs))
     texts = [value_or_raise(encode_session_log(log)) for log in ordered]
     existing = [p.name for p in root.iterdir() if parse_session_log_name(p.name) is not None]
@@ -114,3 +145,35 @@ async def write_session_logs(
     return await asyncio.to_thread(
         write_session_logs_sync, directory, tuple(logs), prune_stale=prune_stale
     )
+
+
+def replace_session_logs_sync(
+    directory: str | os.PathLike[str], logs: Iterable[SessionLog]
+) -> tuple[Path, ...]:
+    """Replace every log in `directory` with `logs` (the model-sessions `rewrite` mode).
+
+    The logs are staged in a fresh `mkdtemp` directory beside it (unpredictable, 0700, so
+    nothing planted at a fixed staging name is followed), which then takes its place,
+    keeping the old directory's mode. A symlink at `directory` is refused (issue 26).
+    """
+    root = Path(directory)
+    owned_directory(root.parent)
+    if root.is_symlink():
+        owned_directory(root)  # raises: never replace a link another user could have planted
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.rewrite-", dir=root.parent))
+    except OSError:
+        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot stage session logs beside "{root}"'))
+    try:
+        written = write_session_logs_sync(staging, logs)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(staging, stat.S_IMODE(os.stat(root, follow_symlinks=False).st_mode))
+            shutil.rmtree(root)
+        os.rename(staging, root)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot replace session directory "{root}"'))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return tuple(root / path.name for path in written)

@@ -11,7 +11,6 @@ Model and httpx imports happen here, never at plugin import time.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +145,7 @@ def model_sessions_for(
         SessionRecorder,
         SessionReplayer,
         harvest_session_logs_sync,
+        replace_session_logs_sync,
         write_session_logs_sync,
     )
 
@@ -172,10 +172,6 @@ def model_sessions_for(
     if not recorder.logs():
         return  # no model call was made: nothing to write or replace
     if mode == "rewrite":
-        staging = directory.with_name(f"{directory.name}.rewrite")
-        shutil.rmtree(staging, ignore_errors=True)
-        write_session_logs_sync(staging, recorder.logs())
-        shutil.rmtree(directory, ignore_errors=True)
-        staging.rename(directory)
+        replace_session_logs_sync(directory, recorder.logs())  # staged in a fresh mkdtemp
         return
     write_session_logs_sync(directory, recorder.logs(), prune_stale=True)

@@ -548,9 +548,9 @@ class _CassetteSession:
             return None
         if self.plan.rewrite:
             if passed and self.committed and self.target.is_file():
-                os.replace(self.target, self.plan.path)
+                replace_sealed(self.target, self.plan.path)  # its seal too; the old mode is kept
             else:
-                self.target.unlink(missing_ok=True)  # the committed cassette stays as it was
+                discard_sealed(self.target)  # the committed cassette stays as it was
                 return None
         if self.before is not None and self.plan.action == "record" and self.committed:
             self.drift = drift_against(self.before, self.plan.path)
