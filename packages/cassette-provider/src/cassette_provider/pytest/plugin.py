@@ -547,6 +547,8 @@ class _CassetteSession:
             self.drift = None if handle.drift is None else drift_lines_for(handle.drift)
             return None
         if self.plan.rewrite:
+            from cassette_format.write.tail_seal import discard_sealed, replace_sealed
+
             if passed and self.committed and self.target.is_file():
                 replace_sealed(self.target, self.plan.path)  # its seal too; the old mode is kept
             else:
