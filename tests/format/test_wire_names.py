@@ -7,8 +7,9 @@ the declaration (`wire_fields`, `wire_of`, the derived decoder and checks, the c
 A wire name "appears" in a module when a string constant other than a docstring is the name
 itself (`record["promptBytes"]`), quotes it (`b'"hash":'`) or names it in a JSON path
 (`"header.requestStorage must be ..."`); the same English word in prose ("cannot read
-cassette") is not the member. Session logs (`sessions/`) are a format of their own with
-fields of their own, so they are not searched.
+cassette") is not the member. Session logs (`sessions/`) and the tail seal sidecar
+(`read/tail_seal.py`, our extension in docs/format.md) are documents of their own with members
+of their own (`kind`, `count`), so they are not searched.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from cassette_format.records.declare import members
 
 _PACKAGE = Path(cassette_format.__file__).parent
 _DECLARATIONS = {"records/model.py", "records/identity.py"}
+_OTHER_DOCUMENTS = ("sessions/", "read/tail_seal.py")
 
 
 def _declared_wire_names() -> list[str]:
@@ -70,7 +72,7 @@ def _place(path: Path) -> str:
 _MODULES = {
     path: _strings(path)
     for path in sorted(_PACKAGE.rglob("*.py"))
-    if not path.relative_to(_PACKAGE).as_posix().startswith("sessions/")
+    if not path.relative_to(_PACKAGE).as_posix().startswith(_OTHER_DOCUMENTS)
 }
 
 
@@ -81,7 +83,9 @@ def test_the_records_declare_the_names_the_acceptance_names() -> None:
 @pytest.mark.parametrize("wire", _declared_wire_names())
 def test_a_wire_name_is_written_in_its_declaration_and_the_rules_only(wire: str) -> None:
     name = re.escape(wire)
-    word = re.compile(rf"^{name}$|\.{name}(?![A-Za-z0-9_])|\"{name}\"|'{name}'")
+    # A JSON path's dot follows a member or an index (`header.x`, `output[0].x`); a lone
+    # leading dot is a file suffix (`.failed`), not a member.
+    word = re.compile(rf"^{name}$|(?<=[A-Za-z0-9_\]])\.{name}(?![A-Za-z0-9_])|\"{name}\"|'{name}'")
     places = {
         _place(path) for path, texts in _MODULES.items() if any(word.search(text) for text in texts)
     }

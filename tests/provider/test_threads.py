@@ -111,6 +111,22 @@ def in_threads(count: int, each: Callable[[str], SubagentResult]) -> dict[str, S
         return dict(zip(names, pool.map(started, names), strict=True))
 
 
+@pytest.mark.parametrize("threads", [2, 8, 32])
+def test_threads_each_with_their_own_asyncio_run_record_and_replay(
+    tmp_path: Path, threads: int
+) -> None:
+    path = tmp_path / "threads.cassette.jsonl"
+    root = SimpleAgent(session_id="root")
+    with recording(path, in_flight=threads) as registry:
+        recorded = in_threads(threads, lambda label: asyncio.run(child(registry, label, root)))
+    assert recorded == {label: answer(f"done {label}") for label in labels(threads)}
+    assert_recorded(path, labels(threads))
+
+    with replaying(path) as registry:
+        replayed = in_threads(threads, lambda label: asyncio.run(child(registry, label, root)))
+    assert replayed == recorded
+
+
 def test_sequential_asyncio_runs_share_one_recording(tmp_path: Path) -> None:
     path = tmp_path / "sequential.cassette.jsonl"
     root = SimpleAgent(session_id="root")
@@ -127,6 +143,60 @@ def test_sequential_asyncio_runs_share_one_recording(tmp_path: Path) -> None:
     with replaying(path) as registry:
         replayed = [asyncio.run(batch(registry, names)) for names in reversed(batches)]
     assert replayed == list(reversed(recorded))
+
+
+def test_sync_and_async_children_mix(tmp_path: Path) -> None:
+    """Four children awaited on one loop and four run from sync code on threads, all at once."""
+    path = tmp_path / "mixed.cassette.jsonl"
+    root = SimpleAgent(session_id="root")
+    names = labels(8)
+
+    async def harness(registry: ProviderRegistry) -> list[SubagentResult]:
+        # Room for the four sync callers and the four async children's barrier waits.
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(8))
+        awaited = [child(registry, name, root) for name in names[:4]]
+        synced = [
+            asyncio.to_thread(registry.run_sync, "cassette", request(name, root))
+            for name in names[4:]
+        ]
+        return list(await asyncio.gather(*awaited, *synced))
+
+    with recording(path, in_flight=8) as registry:
+        recorded = asyncio.run(harness(registry))
+    assert recorded == [answer(f"done {name}") for name in names]
+    assert_recorded(path, names)
+
+    with replaying(path) as registry:
+        assert asyncio.run(harness(registry)) == recorded
+
+
+def test_a_child_starts_its_own_child_from_another_thread(tmp_path: Path) -> None:
+    """A grandchild started with `run_sync` on a worker thread nests under its child."""
+    path = tmp_path / "nested.cassette.jsonl"
+    root = SimpleAgent(session_id="root")
+    registry = ProviderRegistry()
+
+    async def run(start: StartRequest, me: SimpleAgent) -> object:
+        if start.label == "grandchild":
+            return answer("leaf")
+        below = await asyncio.to_thread(registry.run_sync, "cassette", request("grandchild", me))
+        return answer(f"{start.label} saw {below['output'][0]['text']}")
+
+    registry.register(FunctionProvider("spawn", run))
+    names = labels(4)
+    with install_cassette(registry, RecordConfig(file=str(path))):
+        recorded = in_threads(4, lambda label: registry.run_sync("cassette", request(label, root)))
+    assert recorded == {name: answer(f"{name} saw leaf") for name in names}
+    interactions = load_cassette(path).interactions
+    assert verify_file(path)["interactions"] == 8
+    children = {i.call_key for i in interactions if i.parent_key == "root"}
+    assert len(children) == 4
+    assert sorted(i.parent_key for i in interactions if i.parent_key != "root") == sorted(children)
+
+    with replaying(path) as replay:  # grandchildren are covered by their delivered parents
+        assert in_threads(4, lambda label: replay.run_sync("cassette", request(label, root))) == (
+            recorded
+        )
 
 
 def test_an_abort_from_another_thread_ends_a_child_as_aborted(tmp_path: Path) -> None:

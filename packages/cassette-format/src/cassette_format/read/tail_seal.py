@@ -26,6 +26,7 @@ from cassette_canonical import is_digest
 from cassette_format.errors import CassetteFormatError
 from cassette_format.read.open import open_regular
 from cassette_format.read.run import run_lines
+from cassette_format.records.model import CASSETTE_ID
 
 if TYPE_CHECKING:
     from cassette_format.read.chain import ChainState
@@ -60,7 +61,7 @@ class TailSeal:
         from cassette_canonical import canonical_json  # lazy: `cassette verify` only reads
 
         document = {
-            "cassetteId": self.cassette_id,
+            CASSETTE_ID: self.cassette_id,
             "count": self.count,
             "kind": SEAL_KIND,
             "lastHash": self.last_hash,
@@ -84,7 +85,7 @@ def _parsed(data: bytes) -> TailSeal | None:
     if not isinstance(document, dict) or document.get("kind") != SEAL_KIND:
         return None
     cassette_id, count, last = (
-        document.get("cassetteId"),
+        document.get(CASSETTE_ID),
         document.get("count"),
         document.get("lastHash"),
     )
@@ -166,4 +167,4 @@ def run_sealed(
     if problem is not None:
         return problem
     header = state.header_record
-    return None if header is None else check.problem(str(header["cassetteId"]))
+    return None if header is None else check.problem(str(header[CASSETTE_ID]))

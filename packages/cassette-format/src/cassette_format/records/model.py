@@ -123,6 +123,8 @@ class ProviderFacts(Declared):
 
 #: A header's `hash` and an interaction's `hash`: the digest of the rest of it (FMT-15).
 HASH = "hash"
+#: The header's cassette id, which the summary and the tail seal repeat (FMT-9).
+CASSETTE_ID = "cassetteId"
 
 
 @record
@@ -141,7 +143,7 @@ class CassetteHeader(Declared):
     version: Literal[1] = member(
         "version", const(CASSETTE_VERSION), "FMT-9", default=CASSETTE_VERSION, init=False
     )
-    cassette_id: str = member("cassetteId", NON_EMPTY, "FMT-9")
+    cassette_id: str = member(CASSETTE_ID, NON_EMPTY, "FMT-9")
     created_at: str = member("createdAt", TIMESTAMP, "D-3")
     target: str = member(
         "target",
@@ -396,7 +398,7 @@ class CassetteInteraction(InteractionBody):
 class SummaryDocument(Declared):
     """The reference `verify --json` document minus `file`, members in its order (FMT-21)."""
 
-    cassette_id: str = member("cassetteId", NON_EMPTY, "FMT-21")
+    cassette_id: str = member(CASSETTE_ID, NON_EMPTY, "FMT-21")
     provider: ProviderFacts = member("provider", nested(ProviderFacts), "FMT-21")
     interactions: int = member("interactions", COUNT, "FMT-21")
     completed: int = member("completed", COUNT, "FMT-21")

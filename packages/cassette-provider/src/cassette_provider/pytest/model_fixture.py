@@ -104,8 +104,10 @@ _ANONYMOUS_HINT: Final = (
 def model_failure_text(action: str, error: BaseException) -> str:
     """One report for a failed model replay or recording, with the next step when known."""
     verb = "recording" if action == "record" else "replay"
+    from cassette_topology.sessions.errors import SESSION_MIXED
+
     lines = [display(f"model {verb} failed: {error}")]
-    if getattr(error, "code", None) == "SESSION_MIXED":
+    if getattr(error, "code", None) == SESSION_MIXED:
         lines.append(_ANONYMOUS_HINT)
     return "\n".join(lines)
 

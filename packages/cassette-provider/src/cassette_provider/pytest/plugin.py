@@ -710,6 +710,8 @@ def subagent_cassette(
         session.guard = NetworkGuard(f"{BLOCK_OPTION} or block_network=True")
         session.guard.install()
     request.node.stash[_SESSION] = session
+    from cassette_topology.errors import CASSETTE_MISMATCH
+
     try:
         yield handle
     finally:
@@ -717,7 +719,7 @@ def subagent_cassette(
             late = session.finish(passed=False)  # only when the call phase never ran
             session.settle(passed=False)
             # The body never ran (a setup error is the report): unconsumed calls are expected.
-            if late is not None and getattr(late, "code", None) != "CASSETTE_MISMATCH":
+            if late is not None and getattr(late, "code", None) != CASSETTE_MISMATCH:
                 raise late
         finally:
             session.close()
