@@ -132,13 +132,14 @@ def test_a_failing_refresh_leaves_the_old_cassette_untouched(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(suite, "once").assert_outcomes(passed=1)
-    before = (suite.path / CASSETTE).read_bytes()
+    folder = (suite.path / CASSETTE).parent
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    assert sorted(before) == [CASSETTE.name, f"{CASSETTE.name}.seal"]  # the cassette, its seal
     suite.makepyfile(test_flow=SUITE.format(children=CHANGED))
     monkeypatch.setenv("CASSETTE_TEST_FAIL", "1")
     run(suite, "refresh").assert_outcomes(failed=1)
-    assert (suite.path / CASSETTE).read_bytes() == before
-    folder = (suite.path / CASSETTE).parent
-    assert sorted(path.name for path in folder.iterdir()) == [CASSETTE.name]  # nothing left
+    # Both untouched, nothing else left (no staging, no partial, no failed sibling).
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
 
 
 def test_a_refresh_that_changes_nothing_keeps_the_file_byte_identical(

@@ -198,7 +198,8 @@ async def test_changed_dropped_and_new_children(tmp_path: Path, storage: str) ->
 async def test_a_failing_run_leaves_the_old_cassette_untouched(tmp_path: Path) -> None:
     path = tmp_path / "flow.cassette.jsonl"
     await _record(path, THREE, "metadata")
-    before = path.read_bytes()
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert sorted(before) == [path.name, f"{path.name}.seal"]  # the cassette and its tail seal
     registry, upstream = _setup()
     handle = install_refresh(registry, RecordConfig(file=str(path)))
     assert isinstance(handle, RefreshHandle)
@@ -211,8 +212,8 @@ async def test_a_failing_run_leaves_the_old_cassette_untouched(tmp_path: Path) -
     with pytest.raises(AssertionError, match="the test failed"):
         await failing_test()
     assert upstream.calls == ["delta"]
-    assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no staging, no partial
+    # Both untouched and nothing else left (no staging, no partial).
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 @pytest.mark.parametrize("strict", [False, True])
