@@ -22,6 +22,7 @@ from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
 from cassette_provider.live.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
+from cassette_provider.live.secret_gate import may_hold_secret
 from cassette_provider.live.secret_shapes import Acceptor, compiled_shapes
 
 __all__ = [
@@ -57,7 +58,21 @@ _S: Final = JS_SPACE_CLASS
 
 
 def is_secret_key(key: str) -> bool:
-    """Whether an object member's key names a secret (REDACT-2, extended by issue 14)."""
+    """Whether an object member's key names a secret (REDACT-2, extended by issue 14).
+
+    Short keys are memoized: the same few (`type`, `text`, `usage`, …) come on every call.
+    """
+    return _secret_key_cached(key) if len(key) <= _CACHED_LENGTH else _secret_key(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_key_cached(key: str) -> bool:
+    """`_secret_key`, memoized."""
+    return _secret_key(key)
+
+
+def _secret_key(key: str) -> bool:
+    """The key without case and punctuation is a secret name or ends in one."""
     normalized = _NOT_KEY_CHARS.sub("", key.lower())
     return normalized in _EXACT_KEYS or normalized.endswith(_KEY_SUFFIXES)
 
@@ -166,8 +181,12 @@ def _builtins_cached(text: str) -> tuple[str, int]:
 
 
 def _builtins(text: str) -> tuple[str, int]:
-    """The built-ins over one string; short strings (keys, labels, names) are memoized."""
-    if len(text) < SHORTEST_BUILTIN_MATCH:
+    """The built-ins over one string; short strings (keys, labels, names) are memoized.
+
+    A string with none of the marks every built-in match holds is returned at once
+    (secret_gate.py): that is almost every string a harness records.
+    """
+    if len(text) < SHORTEST_BUILTIN_MATCH or not may_hold_secret(text):
         return text, 0
     if len(text) <= _CACHED_LENGTH:
         return _builtins_cached(text)
@@ -189,7 +208,7 @@ def _matches(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
 @functools.lru_cache(maxsize=1024)
 def _builtins_match(text: str) -> bool:
     """Memoized: whether a built-in matches a protected field (block types repeat)."""
-    return _matches(_KEY_PATTERNS, text)
+    return may_hold_secret(text) and _matches(_KEY_PATTERNS, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +243,9 @@ class Redactor:
             return _matches(self.patterns, text)
         custom = self.patterns[len(_KEY_PATTERNS) :]
         builtin = (
-            _builtins_match(text) if len(text) <= _CACHED_LENGTH else _matches(_KEY_PATTERNS, text)
+            _builtins_match(text)
+            if len(text) <= _CACHED_LENGTH
+            else may_hold_secret(text) and _matches(_KEY_PATTERNS, text)
         )
         return builtin or _matches(custom, text)
 
@@ -258,6 +279,8 @@ class Redactor:
         """Redact a plain-JSON snapshot in place and count; content blocks keep type fields."""
         if not self.enabled:
             return Success((value, 0))
+        if len(self.patterns) == len(_KEY_PATTERNS) and self.builtins and _clean(value):
+            return Success((value, _redact_secret_keys(value)))  # what the walk below does
         protected = _protected_fields(value, content_root)
         if isinstance(value, str):
             return Success(self.redact_text(value))
@@ -351,6 +374,44 @@ _HINTS: Final = {
     if hints
 }
 _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
+
+
+def _clean(value: object) -> bool:
+    """Whether no built-in pattern can match any string or key of `value` (one gate for all).
+
+    The strings are joined with NUL bytes, which belong to no mark, so the gate finds a
+    mark in the joined text wherever one string holds one (secret_gate.py).
+    """
+    texts: list[str] = []
+    stack: list[object] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            texts.append(node)
+        elif isinstance(node, dict):
+            texts.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return not may_hold_secret("\x00".join(texts))
+
+
+def _redact_secret_keys(value: object) -> int:
+    """Replace the members under secret keys (REDACT-2) in place; their count."""
+    count = 0
+    stack: list[object] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if is_secret_key(key):
+                    node[key] = REDACTED
+                    count += 1
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(item for item in node if isinstance(item, (dict, list)))
+    return count
 
 
 def _protected_fields(value: object, content_root: str | None) -> set[tuple[int, str]]:
