@@ -217,9 +217,13 @@ async def test_planner(cassette_registry, subagent_cassette):
     result = run(project, "--subagent-cassette-mode=once")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ['E*TypeError: FunctionProvider "spawn": the run function returned a str; return a *']
+        [
+            'E*RunResultShapeError: FunctionProvider "spawn": the run function returned a str; '
+            "return a *"
+        ]
     )
     output = result.stdout.str()
+    assert "TypeError" not in output
     assert (
         'return a result such as {"output": [{"type": "text", "text": "..."}], '
         '"stopReason": "completed"}'

@@ -18,6 +18,7 @@ from cassette_provider import (
     SimpleAgent,
     StartRequest,
 )
+from cassette_provider.contract.errors import RUN_RESULT_SHAPE
 from cassette_provider.contract.registry import DUPLICATE_PROVIDER, NO_PROVIDER
 from cassette_topology.sessions import SESSION_EXTRA, SessionError
 
@@ -55,6 +56,30 @@ async def test_registry_refusals_carry_their_codes() -> None:
         await registry.start("nobody", StartRequest(prompt=[], parent=SimpleAgent()))
     assert missing.value.code == NO_PROVIDER
     assert str(missing.value) == 'no subagent provider registered for "nobody"'
+
+
+@pytest.mark.parametrize(
+    ("returned", "named"),
+    [
+        ("plain text", "a str"),
+        ({"text": "x"}, "a dict without output and stopReason"),
+        (None, "a NoneType"),
+    ],
+)
+async def test_a_run_function_returning_no_result_mapping_is_a_coded_error_showing_the_shape(
+    returned: object, named: str
+) -> None:
+    """A string is plain JSON, so the refusal says the result shape, with a code (issue 27)."""
+    provider = FunctionProvider("spawn", lambda _request, _child: returned)
+    run = await provider.start(StartRequest(prompt=[], parent=SimpleAgent()))
+    with pytest.raises(CassetteError) as refused:
+        await run.result
+    assert not isinstance(refused.value, TypeError)
+    assert refused.value.code == RUN_RESULT_SHAPE
+    assert str(refused.value) == (
+        f'FunctionProvider "spawn": the run function returned {named}; return a result such as '
+        '{"output": [{"type": "text", "text": "..."}], "stopReason": "completed"}'
+    )
 
 
 def test_a_model_replay_error_is_a_cassette_error_with_the_session_code() -> None:

@@ -12,12 +12,16 @@ __all__ = [
     "INVALID_CONFIG",
     "NO_UPSTREAM",
     "RECORDED_ERROR_CODE",
+    "RUN_RESULT_SHAPE",
     "CassetteRecordedError",
+    "RunResultShapeError",
     "error_facts",
 ]
 
 NO_UPSTREAM: Final = "NO_UPSTREAM"
 RECORDED_ERROR_CODE: Final = "CASSETTE_RECORDED_ERROR"
+#: A FunctionProvider's run function returned something other than a result mapping.
+RUN_RESULT_SHAPE: Final = "RUN_RESULT_SHAPE"
 
 
 class CassetteRecordedError(CassetteError):
@@ -26,6 +30,13 @@ class CassetteRecordedError(CassetteError):
     def __init__(self, message: str, recorded_name: str, code: str | None = None) -> None:
         super().__init__(message, code if code is not None else RECORDED_ERROR_CODE)
         self.recorded_name = recorded_name
+
+
+class RunResultShapeError(CassetteError):
+    """A run function returned a plain value, not `{"output": [...], "stopReason": ...}`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, RUN_RESULT_SHAPE)
 
 
 def error_facts(error: BaseException) -> RecordedError:

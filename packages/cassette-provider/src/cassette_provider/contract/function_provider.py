@@ -10,6 +10,7 @@ from typing import cast
 
 from cassette_provider.contract.abort import AbortController
 from cassette_provider.contract.agent import SUBAGENT_ORIGIN, SimpleAgent
+from cassette_provider.contract.errors import RunResultShapeError
 from cassette_provider.contract.protocol import (
     ALL_CAPABILITIES,
     Capabilities,
@@ -44,11 +45,11 @@ def child_of(request: StartRequest) -> SimpleAgent:
 
 
 def run_result(provider_name: str, value: object) -> SubagentResult:
-    """The run function's return value as a result, or a TypeError that shows the shape.
+    """The run function's return value as a result, or a RunResultShapeError showing the shape.
 
     A run function must return `{"output": [content blocks], "stopReason": "..."}`; a plain
-    string or an object without those keys is refused here with the shape to return, instead
-    of failing later in the recorder's JSON snapshot or as an invalid cassette line.
+    string (which is plain JSON, so the recorder's snapshot would not say what is wrong) or an
+    object without those keys is refused here with the shape to return (code RUN_RESULT_SHAPE).
     """
     if isinstance(value, Mapping) and "output" in value and "stopReason" in value:
         return cast(SubagentResult, value)
@@ -57,7 +58,7 @@ def run_result(provider_name: str, value: object) -> SubagentResult:
         if isinstance(value, Mapping)
         else f"a {type(value).__name__}"
     )
-    raise TypeError(
+    raise RunResultShapeError(
         f'FunctionProvider "{provider_name}": the run function returned {what}; return a '
         'result such as {"output": [{"type": "text", "text": "..."}], "stopReason": "completed"}'
     )
