@@ -337,3 +337,62 @@ def test_the_no_copy_scan_agrees_with_normalization(value: JsonValue) -> None:
     assert normalized == digest(normalize_volatile_ids(value).unwrap())
     if not has_volatile_ids(value):
         assert normalized == exact
+
+
+def _keyed_children() -> tuple[SessionScript, ...]:
+    return (
+        _script(0, "planner", [_opening("parent")]),
+        _script(1, "rec-alpha", [_opening("alpha")], call_key="root/alpha-0123456789ab~1"),
+        _script(2, "rec-beta", [_opening("beta")], call_key="root/beta-ba9876543210~1"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("live_key", "expected"),
+    [
+        ("root/beta-ba9876543210~1", "rec-beta"),  # the child's own model prompt changed
+        ("root/beta-fedcba987654~1", "rec-beta"),  # its subagent prompt changed the digest
+    ],
+)
+def test_an_unmatched_child_names_the_closest_recorded_script_first(
+    live_key: str, expected: str
+) -> None:
+    state = start_binding(_keyed_children(), BY_REQUEST)
+    changed = _live(f"subagent:{live_key}", _opening("beta, changed"), call_key=live_key)
+    error = _fails(state, changed)
+    assert error.code == SESSION_UNMATCHED
+    assert error.message.startswith(
+        "model call 1 differs from the closest recording, "
+        f'script 2 (recorded session "{expected}"):'
+    )
+    assert error.diagnostic is not None
+    script = error.diagnostic["script"]
+    assert isinstance(script, dict)
+    assert script["recordedSession"] == expected
+    recorded = _keyed_children()[2].first_binding_fingerprint
+    assert error.diagnostic["recordedRequestFingerprint"] == recorded
+
+
+def test_an_unmatched_session_names_the_script_recorded_under_its_own_name() -> None:
+    state = start_binding(_keyed_children(), BY_REQUEST)
+    error = _fails(state, _live("planner", _opening("parent, changed")))
+    assert '(recorded session "planner")' in error.message
+    assert 'live session "planner"' in error.message
+
+
+def test_an_unmatched_session_of_a_kind_no_script_has_names_no_closest() -> None:
+    state = start_binding(_keyed_children()[:1], BY_REQUEST)  # the parent's script alone
+    error = _fails(state, _live("stray", _opening("x"), call_key="root/other-0123456789ab~1"))
+    assert "closest" not in error.message
+    assert error.message.startswith('live session "stray" under subagent call')
+
+
+def test_an_unmatched_child_with_the_same_first_request_is_told_its_call_key_changed() -> None:
+    state = start_binding(_keyed_children(), BY_REQUEST)
+    moved = "root/beta-fedcba987654~1"
+    error = _fails(state, _live(f"subagent:{moved}", _opening("beta"), call_key=moved))
+    assert error.message.startswith(
+        'model call 1 differs from the closest recording, script 2 (recorded session "rec-beta"):'
+        ' the same first request, recorded under subagent call "root/beta-ba9876543210~1", runs'
+        f' under subagent call "{moved}";'
+    )

@@ -849,6 +849,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         if session is not None:
             late = session.finish(passed=False, interrupted=not isinstance(error, Exception))
             session.settle(passed=False)
+            from cassette_topology.errors import CASSETTE_MISMATCH
+
+            # The test failed: calls it never reached are part of that failure, not a second
+            # report (a write fault still is).
+            if getattr(late, "code", None) == CASSETTE_MISMATCH:
+                late = None
             notes = [_failure_message(session, late)] if late is not None else []
             misses = session.handle.provider.misses
             if misses and find_mismatch(error) is None:

@@ -26,6 +26,7 @@ from cassette_canonical import JsonValue
 from cassette_format.sessions import RecordedCall, SessionError, quote
 from returns.result import Failure, Result, Success
 
+from cassette_topology.sessions.closest import closest_script
 from cassette_topology.sessions.errors import (
     SESSION_AMBIGUOUS,
     SESSION_EXHAUSTED,
@@ -261,6 +262,55 @@ def _script_body(script: SessionScript) -> tuple[object, ...]:
     )
 
 
+def _identity(call_key: str | None) -> str:
+    """`subagent call "<key>"`, or `no subagent call`, for messages."""
+    return "no subagent call" if call_key is None else f"subagent call {quote(call_key)}"
+
+
+def _unmatched(state: BindingState, live: LiveModelCall, unclaimed: list[int]) -> SessionError:
+    """No unclaimed script begins with the live first request: name the closest recorded one.
+
+    The closest script leads, by its recorded session name (stable, in the user's logs); the
+    live id follows, since it may be a fresh uuid or a call key whose digest changed.
+    """
+    wanted = live.compared_fingerprint
+    identity = "" if live.call_key is None else f" under subagent call {quote(live.call_key)}"
+    live_part = f"live session {session_label(live.session)}{identity}"
+    closest = closest_script(state.scripts, unclaimed, live.session, live.call_key)
+    if closest is None:
+        message = (
+            f"{live_part} made model call 1 (request {wanted}), but none of the "
+            f"{len(unclaimed)} unclaimed recorded session script(s) begins with that request"
+        )
+        script, recorded = None, None
+    else:
+        recorded = state.scripts[closest].first_binding_fingerprint
+        lead = f"model call 1 differs from the closest recording, {_described(state, closest)}"
+        if recorded == wanted:  # the same first request under another subagent call
+            difference = (
+                f"the same first request, recorded under "
+                f"{_identity(state.scripts[closest].call_key)}, runs under "
+                f"{_identity(live.call_key)}"
+            )
+        else:
+            difference = f"request {wanted}, recorded {recorded}"
+        message = (
+            f"{lead}: {difference}; {live_part} made model call 1, and none of the "
+            f"{len(unclaimed)} unclaimed recorded session script(s) begins with that request"
+        )
+        script = _script_view(state, closest)
+    return _failure(
+        SESSION_UNMATCHED,
+        "no-script-for-first-request",
+        message,
+        session=live.session,
+        call_index=1,
+        request_fingerprint=live.request_fingerprint,
+        script=script,
+        recorded_fingerprint=recorded,
+    )
+
+
 def _choose_by_request(state: BindingState, live: LiveModelCall) -> Result[int, SessionError]:
     """The unclaimed script whose identity and first request match; ties resolved or refused."""
     if live.session is None:
@@ -281,19 +331,7 @@ def _choose_by_request(state: BindingState, live: LiveModelCall) -> Result[int, 
         and state.scripts[k].first_binding_fingerprint == wanted
     ]
     if not candidates:
-        identity = "" if live.call_key is None else f" under subagent call {quote(live.call_key)}"
-        return Failure(
-            _failure(
-                SESSION_UNMATCHED,
-                "no-script-for-first-request",
-                f"live session {session_label(live.session)}{identity} made model call 1 "
-                f"(request {wanted}), but none of the {len(unclaimed)} unclaimed recorded "
-                "session script(s) begins with that request",
-                session=live.session,
-                call_index=1,
-                request_fingerprint=live.request_fingerprint,
-            )
-        )
+        return Failure(_unmatched(state, live, unclaimed))
     first = _script_body(state.scripts[candidates[0]])
     if all(_script_body(state.scripts[k]) == first for k in candidates[1:]):
         return Success(candidates[0])
