@@ -1,10 +1,11 @@
 """The plugin costs pytest runs that never use a cassette almost nothing (issue 14).
 
 pytest loads the `cassette` entry point in every run on a machine with cassette-provider
-installed. Until a cassette fixture is requested, only the plugin module, its unused-cassette
-tracker (standard library and pytest only, issue 25) and its package's lazy `__init__` (with
-cassette_format's, which holds the lazy-export helper both use) may be imported: no format,
-topology, canonical or provider stack.
+installed. Until a cassette fixture is requested, only the plugin module, its eager modules
+(standard library and pytest only: `options`, the names and flags; `summary`, the run's tally;
+`unused`, the unused-cassette tracker, issue 25; `naming`, the file names) and its package's
+lazy `__init__` (with cassette_format's, which holds the lazy-export helper both use) may be
+imported: no format, topology, canonical or provider stack.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ _PLUGIN_ONLY = {
     "cassette_provider",
     "cassette_provider.pytest",
     "cassette_provider.pytest.naming",  # the plugin's own file names: standard library only
+    "cassette_provider.pytest.options",
     "cassette_provider.pytest.plugin",
+    "cassette_provider.pytest.summary",
     "cassette_provider.pytest.unused",
 }
 

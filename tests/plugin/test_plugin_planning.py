@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_provider.pytest.plugin import (
+from cassette_provider.pytest.options import resolve_mode
+from cassette_provider.pytest.planning import (
     CassettePlan,
     default_cassette_path,
-    diagnostic_text,
     merge_settings,
-    mismatch_report,
     plan_cassette,
-    resolve_mode,
     rewrite_target,
     safe_name,
     split_options,
 )
+from cassette_provider.pytest.reports import diagnostic_text, mismatch_report
 
 
 def test_command_line_wins_over_environment_over_ini_and_none_is_the_default() -> None:

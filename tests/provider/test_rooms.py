@@ -29,8 +29,10 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"__init__.py"}),
 )
 
-#: Modules that load an optional extra on first use (the pytest extra's entry point).
-EXTRAS_LOADERS = frozenset({"pytest/plugin.py", "pytest/model_fixture.py"})
+#: Modules that load an optional extra on first use: the pytest extra's entry point and the
+#: eager module it registers at configure time (`summary`, whose end-of-run lines load the
+#: report texts only when a run used a cassette), and the model_sessions fixture (httpx).
+EXTRAS_LOADERS = frozenset({"pytest/plugin.py", "pytest/summary.py", "pytest/model_fixture.py"})
 
 
 def _room(relative: Path) -> str:
