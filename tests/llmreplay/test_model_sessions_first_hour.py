@@ -2,11 +2,15 @@
 
 A parent and a child that both call a model, through `model_sessions` and the subagent
 cassette: replay-only mode without logs names the command that records them; a changed child
-prompt is one report (FAILED, no ERROR beside it) naming the closest recorded call; a failure
-while recording is not called a replay failure.
+prompt is one report (FAILED, no ERROR beside it) naming the closest recorded call; a changed
+child model prompt under a fresh session id names the closest script by its recorded session
+name and the command that re-records; a failure while recording is not called a replay
+failure.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from support.user_project import run_user_project as run
@@ -131,3 +135,54 @@ async def test_flow(model_sessions):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["model recording failed: *", "hint: the parent's model calls*"])
     assert "model replay failed" not in result.stdout.str()
+
+
+FRESH_IDS = """
+import json
+import os
+import uuid
+
+import httpx
+from cassette_provider.models import session_scope
+
+
+def model_api(request):
+    return httpx.Response(200, json={"answer": "ok"})
+
+
+async def test_flow(model_sessions):
+    transport = model_sessions.transport(httpx.MockTransport(model_api))
+    async with httpx.AsyncClient(transport=transport, base_url="http://model") as client:
+        with session_scope("planner"):
+            await client.post("/v1/chat", json={"prompt": "plan"})
+        with session_scope(f"child-{uuid.uuid4().hex}"):  # a fresh id on every run
+            question = os.environ.get("CHILD_PROMPT", "child question")
+            await client.post("/v1/chat", json={"prompt": question})
+"""
+
+
+def test_a_changed_child_model_prompt_names_the_closest_script_by_its_recorded_name(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(test_fresh=FRESH_IDS)
+    run(project, "--subagent-cassette-mode=once", "test_fresh.py").assert_outcomes(passed=1)
+    child_log = project.path / "cassettes" / "test_fresh" / "test_flow.sessions" / "session.1.jsonl"
+    recorded = json.loads(child_log.read_text("utf-8").splitlines()[0])["id"]
+    monkeypatch.setenv("CHILD_PROMPT", "a changed child question")
+    result = run(project, "test_fresh.py")
+    result.assert_outcomes(failed=1)  # one report: no ERROR for the unconsumed script
+    result.stdout.fnmatch_lines(
+        [
+            "model replay failed: model call 1 differs from the closest recording, script 1 "
+            f'(recorded session "{recorded}"): request sha256:*, recorded sha256:*; '
+            'live session "child-*" made model call 1, *',
+            "If the change is intended, record again: pytest --subagent-cassette-mode=rewrite "
+            "test_fresh.py::test_flow",
+        ]
+    )
+    output = result.stdout.str()
+    assert output.index(recorded) < output.index('live session "child-')  # the stable name leads
+    assert "changed child question" not in output  # no request body in the report
+    # Doing what the report says records the change, and the next run replays it.
+    run(project, "--subagent-cassette-mode=rewrite", "test_fresh.py").assert_outcomes(passed=1)
+    run(project, "test_fresh.py").assert_outcomes(passed=1)

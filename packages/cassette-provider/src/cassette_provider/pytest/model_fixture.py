@@ -18,6 +18,19 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import pytest
 from cassette_canonical.display_text import display
+from cassette_topology.sessions.errors import (
+    SESSION_AMBIGUOUS,
+    SESSION_EXHAUSTED,
+    SESSION_EXTRA,
+    SESSION_MIXED,
+    SESSION_REQUEST_CHANGED,
+    SESSION_UNCONSUMED,
+    SESSION_UNMATCHED,
+)
+
+from cassette_provider.pytest.failed_recordings import record_command
+from cassette_provider.pytest.options import OPTION
+from cassette_provider.pytest.reports import rerecord_line
 
 if TYPE_CHECKING:
     import httpx
@@ -89,7 +102,8 @@ class _Outcomes:
             replay_error = model_replay_error(call.excinfo.value)
             if replay_error is not None:  # the traceback's frames would show request bodies
                 action = item.stash.get(_ACTION, "replay")
-                report.longrepr = model_failure_text(action, replay_error)
+                again = record_command(OPTION, item.nodeid, "rewrite")
+                report.longrepr = model_failure_text(action, replay_error, again)
         return report  # type: ignore[no-any-return]
 
 
@@ -101,14 +115,32 @@ _ANONYMOUS_HINT: Final = (
 )
 
 
-def model_failure_text(action: str, error: BaseException) -> str:
-    """One report for a failed model replay or recording, with the next step when known."""
-    verb = "recording" if action == "record" else "replay"
-    from cassette_topology.sessions.errors import SESSION_MIXED
+#: Replay failures that mean the harness's model calls changed since the recording.
+_CHANGED: Final = frozenset(
+    {
+        SESSION_AMBIGUOUS,
+        SESSION_EXHAUSTED,
+        SESSION_EXTRA,
+        SESSION_REQUEST_CHANGED,
+        SESSION_UNCONSUMED,
+        SESSION_UNMATCHED,
+    }
+)
 
+
+def model_failure_text(action: str, error: BaseException, record_again: str = "") -> str:
+    """One report for a failed model replay or recording, with the next step when known.
+
+    A replay whose model calls changed names `record_again` (the command that re-records),
+    for when the change is intended.
+    """
+    verb = "recording" if action == "record" else "replay"
+    code = getattr(error, "code", None)
     lines = [display(f"model {verb} failed: {error}")]
-    if getattr(error, "code", None) == SESSION_MIXED:
+    if code == SESSION_MIXED:
         lines.append(_ANONYMOUS_HINT)
+    elif action == "replay" and code in _CHANGED and record_again:
+        lines.append(rerecord_line(record_again))
     return "\n".join(lines)
 
 
