@@ -165,13 +165,14 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
         return False
     if text != raw:
         return False
-    # Each pattern is looked for with a plain substring scan first (memchr-fast); the regex
-    # runs only on the rare line that holds its first two bytes.
+    # Each pattern starts with a literal, which `re` finds by a fast prefix search: about a
+    # third of what a two-byte `in` test costs on a 3 kB line, so no substring prefilter
+    # (a one-byte `in` is memchr, cheaper still: kept for the rare `+`).
     if b"+" in raw and _EXPONENT_PLAIN_IN_JS.search(raw):
         return False
-    if b".0" in raw and _INTEGRAL_FLOAT.search(raw) is not None:
+    if _INTEGRAL_FLOAT.search(raw) is not None:
         return False
-    return b"-6" not in raw or not _has_exponent_minus_six(raw)
+    return not _has_exponent_minus_six(raw)
 
 
 def _has_exponent_minus_six(raw: bytes) -> bool:
