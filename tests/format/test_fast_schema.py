@@ -1,7 +1,9 @@
-"""The one-pass acceptance never admits what the ordered checks refuse (FMT-10, FMT-14).
+"""The one-pass acceptances never admit what the ordered checks refuse (FMT-10, FMT-14).
 
-`interaction_fits(v, h)` must imply that `check_interaction_in_order(v, line, h)` accepts
-`v`; ordinary records must fit, or the fast path would silently never run.
+Both one-pass checks, the generated Python `interaction_fits` and the C one
+`interaction_struct_fits` (msgspec Structs from the same declarations), must imply that
+`check_interaction_in_order(v, line, h)` accepts `v`; ordinary records must fit, or the
+fast path would silently never run.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import orjson
 import pytest
 from cassette_format.rules.fast import interaction_fits
 from cassette_format.rules.interaction import check_interaction_in_order
+from cassette_format.rules.struct_fits import interaction_struct_fits
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Success
 from support.paths import INTEROP
 
+#: Each one-pass check, by name: each must hold every property below on its own.
+FITS = {"python": interaction_fits, "struct": interaction_struct_fits}
 _CASSETTES = sorted((INTEROP / "cassettes").glob("*.cassette.jsonl"))
 
 
@@ -96,28 +101,34 @@ def _accepted_in_order(value: Any, previous_hash: str) -> bool:
     return isinstance(check_interaction_in_order(value, 2, previous_hash), Success)
 
 
-def test_ordinary_records_take_the_fast_path() -> None:  # FMT-10
+@pytest.mark.parametrize("name", FITS)
+def test_ordinary_records_take_the_fast_path(name: str) -> None:  # FMT-10
+    fits = FITS[name]
     plain = [seed for seed in SEEDS if _accepted_in_order(seed, seed["previousHash"])]
-    fitting = [seed for seed in plain if interaction_fits(seed, seed["previousHash"])]
+    fitting = [seed for seed in plain if fits(seed, seed["previousHash"])]
     assert len(plain) > 100
     assert len(fitting) >= 0.95 * len(plain)
 
 
-def test_fits_implies_ordered_acceptance_on_every_interop_record() -> None:  # FMT-10
+@pytest.mark.parametrize("name", FITS)
+def test_fits_implies_ordered_acceptance_on_every_interop_record(name: str) -> None:  # FMT-10
     for seed in SEEDS:
         for previous in (seed.get("previousHash"), "sha256:" + "0" * 64):
-            if interaction_fits(seed, str(previous)):
+            if FITS[name](seed, str(previous)):
                 assert _accepted_in_order(seed, str(previous))
 
 
-def test_a_wrong_previous_hash_never_fits() -> None:  # FMT-10 rule 9
-    seed = next(s for s in SEEDS if interaction_fits(s, s["previousHash"]))
-    assert not interaction_fits(seed, "sha256:" + "f" * 64)
+@pytest.mark.parametrize("name", FITS)
+def test_a_wrong_previous_hash_never_fits(name: str) -> None:  # FMT-10 rule 9
+    fits = FITS[name]
+    seed = next(s for s in SEEDS if fits(s, s["previousHash"]))
+    assert not fits(seed, "sha256:" + "f" * 64)
 
 
+@pytest.mark.parametrize("name", FITS)
 @pytest.mark.parametrize("value", [None, [], "x", 1, {"kind": "cassette/interaction"}])
-def test_non_records_do_not_fit(value: Any) -> None:
-    assert not interaction_fits(value, "sha256:" + "0" * 64)
+def test_non_records_do_not_fit(name: str, value: Any) -> None:
+    assert not FITS[name](value, "sha256:" + "0" * 64)
 
 
 def _shape(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -159,19 +170,22 @@ def _single_mutations(seed: dict[str, Any]) -> Any:
             yield record
 
 
-def test_no_single_edit_makes_a_refused_record_fit() -> None:  # FMT-10..14
+@pytest.mark.parametrize("name", FITS)
+def test_no_single_edit_makes_a_refused_record_fit(name: str) -> None:  # FMT-10..14
+    fits = FITS[name]
     seeds = _one_seed_per_shape()
     assert len(seeds) >= 4
     checked = 0
     for seed in seeds:
         previous = seed["previousHash"]
         for record in _single_mutations(seed):
-            if interaction_fits(record, previous):
+            if fits(record, previous):
                 assert _accepted_in_order(record, previous), record
             checked += 1
     assert checked > 1000
 
 
+@pytest.mark.parametrize("name", FITS)
 @given(
     seed=st.sampled_from(SEEDS),
     choice=st.integers(0, 10**6),
@@ -179,7 +193,7 @@ def test_no_single_edit_makes_a_refused_record_fit() -> None:  # FMT-10..14
     replacement=st.sampled_from(ODD_VALUES),
 )
 def test_a_mutated_record_fits_only_if_the_ordered_checks_accept_it(
-    seed: dict[str, Any], choice: int, action: str, replacement: Any
+    name: str, seed: dict[str, Any], choice: int, action: str, replacement: Any
 ) -> None:  # FMT-10..14
     record = copy.deepcopy(seed)
     paths = _paths(record)
@@ -201,5 +215,5 @@ def test_a_mutated_record_fits_only_if_the_ordered_checks_accept_it(
     else:
         container.append(copy.deepcopy(replacement))
     previous = str(seed.get("previousHash"))
-    if interaction_fits(record, previous):
+    if FITS[name](record, previous):
         assert _accepted_in_order(record, previous)

@@ -11,7 +11,7 @@ when the caller asks for them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from cassette_format.errors import CassetteFormatError
 from cassette_format.read.line_keys import ExactKeys
@@ -32,7 +32,7 @@ from cassette_format.rules.chain import (
 from cassette_format.rules.fast import header_fits, interaction_fits
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from cassette_canonical import JsonValue
 
@@ -40,6 +40,18 @@ if TYPE_CHECKING:
     from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
 __all__ = ["ChainState"]
+
+#: Interactions checked by the Python one-pass check before the C one (`rules.struct_fits`)
+#: takes over: loading msgspec costs about what it saves on this many lines, so a small
+#: file never loads it.
+ACCELERATE_AFTER: Final = 8192
+
+
+def _accelerated() -> Callable[[object, str], bool]:
+    """The C one-pass check of an interaction (loaded on first use)."""
+    from cassette_format.rules.struct_fits import interaction_struct_fits  # lazy: large files
+
+    return interaction_struct_fits
 
 
 class ChainState:
@@ -60,6 +72,8 @@ class ChainState:
         self.interactions: list[CassetteInteraction] = []
         self.tally = Tally()
         self.links = ChainLinks(ExactKeys(count_ambiguity=False) if keys is None else keys)
+        self._fits: Callable[[object, str], bool] = interaction_fits
+        self._python_left = ACCELERATE_AFTER
 
     @classmethod
     def resumed(cls, header: Mapping[str, JsonValue], previous_hash: str) -> ChainState:
@@ -123,7 +137,11 @@ class ChainState:
         value = parsed.value
         links = self.links
         previous_hash = links.previous_hash
-        if not interaction_fits(value, previous_hash):
+        self._python_left -= 1
+        if not self._python_left:
+            self._fits = _accelerated()
+        # The C check first (once loaded), then the Python one: either one's yes is final.
+        if not self._fits(value, previous_hash) and not interaction_fits(value, previous_hash):
             from cassette_format.rules.interaction import check_interaction_in_order  # on doubt
 
             problem = check_interaction_in_order(value, number, previous_hash).swap().value_or(None)

@@ -26,7 +26,7 @@ from cassette_format.records.model import CassetteHeader, CassetteInteraction
 from cassette_format.rules.content_blocks import check_content_blocks
 from cassette_format.text.created_at import valid_created_at
 
-__all__ = ["fits_source", "header_fits", "interaction_fits"]
+__all__ = ["fits_namespace", "fits_source", "header_fits", "interaction_fits"]
 
 
 def _names_fit(value: object) -> bool:
@@ -44,7 +44,8 @@ def _blocks_fit(value: object) -> bool:
     return type(value) is list and check_content_blocks(value, "") is None
 
 
-def _namespace() -> dict[str, Any]:
+def fits_namespace() -> dict[str, Any]:
+    """The names the kinds' `fits` conditions use (a fresh dict for generated code)."""
     return {
         "MAX_SAFE_INTEGER": MAX_SAFE_INTEGER,
         "INFINITY": math.inf,
@@ -131,7 +132,7 @@ def _add_union(
 
 
 def _checker(record_type: type[Any]) -> tuple[Callable[..., bool], str]:
-    namespace = _namespace()
+    namespace = fits_namespace()
     sources: list[str] = []
     _add(record_type, namespace, sources)
     check: Callable[..., bool] = namespace[f"fits_{record_type.__name__}"]
