@@ -154,11 +154,28 @@ async def test_two_starts(cassette_registry, subagent_cassette):
         [
             "*subagent cassette hint*",
             "each top-level start of this test came from a different parent object, and one "
-            "cassette records one scenario under one root. Create the parent once "
-            "(parent = SimpleAgent(...)) and pass it to every top-level start, or give each "
+            "cassette records one scenario under one root. Create the parent once in the test "
+            "(parent = SimpleAgent(...)) and pass that same object to every top-level start: "
+            "StartRequest(..., parent=parent), or build one SubagentDelegate(cassette_registry, "
+            "parent) or GraphDelegate(cassette_registry, parent) and reuse it. Or give each "
             "top-level flow its own test.",
         ]
     )
+    # Doing what the hint says: one parent, handed to both top-level starts, records.
+    project.makepyfile(
+        test_roots="""
+from cassette_provider import SimpleAgent
+from harness import ask
+
+
+async def test_two_starts(cassette_registry, subagent_cassette):
+    parent = SimpleAgent(options={"agent": "planner"})
+    assert await ask(cassette_registry, "alpha", parent) == "live alpha"
+    assert await ask(cassette_registry, "beta", parent) == "live beta"
+"""
+    )
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    run(project).assert_outcomes(passed=1)
 
 
 def test_an_upstream_under_another_name_is_told_the_default_and_how_to_set_it(

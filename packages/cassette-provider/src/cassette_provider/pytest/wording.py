@@ -16,7 +16,9 @@ from dataclasses import fields
 from functools import cache
 
 from cassette_canonical.display_text import display
+from cassette_topology.errors import CASSETTE_AMBIGUOUS
 
+from cassette_provider.contract.errors import NO_UPSTREAM
 from cassette_provider.install import RecordConfig, ReplayConfig
 
 __all__ = ["hints_for", "python_words"]
@@ -66,10 +68,14 @@ def _no_upstream_hint(registered: Sequence[str], upstream: str) -> str:
     )
 
 
+# One cassette covers one logical root (TOPO-6) and a second top-level parent is refused
+# (TOPO-2), so the plugin does not merge them: it says how to pass one root.
 _SECOND_ROOT_HINT = (
     "each top-level start of this test came from a different parent object, and one "
-    "cassette records one scenario under one root. Create the parent once "
-    "(parent = SimpleAgent(...)) and pass it to every top-level start, or give each "
+    "cassette records one scenario under one root. Create the parent once in the test "
+    "(parent = SimpleAgent(...)) and pass that same object to every top-level start: "
+    "StartRequest(..., parent=parent), or build one SubagentDelegate(cassette_registry, "
+    "parent) or GraphDelegate(cassette_registry, parent) and reuse it. Or give each "
     "top-level flow its own test."
 )
 
@@ -81,9 +87,9 @@ def hints_for(
     hints: list[str] = []
     for current in _chain(error):
         code = getattr(current, "code", None)
-        if code == "NO_UPSTREAM" and "no upstream subagent provider registered" in str(current):
+        if code == NO_UPSTREAM and "no upstream subagent provider registered" in str(current):
             hints.append(_no_upstream_hint(registered, upstream))
-        elif code == "CASSETTE_AMBIGUOUS" and str(current).startswith(_SECOND_ROOT):
+        elif code == CASSETTE_AMBIGUOUS and str(current).startswith(_SECOND_ROOT):
             hints.append(_SECOND_ROOT_HINT)
         if hints:
             break
