@@ -2,9 +2,10 @@
 
 A ```python block is a standalone script, unless the line just above its fence is
 `<!-- example: <project> <file> [record-env NAME=VALUE ...] -->`: then it is that file of a
-small pytest project made of every block of the page naming the same project. A project is
-recorded (`--subagent-cassette-mode=once`, with the record-env settings) and then replayed
-offline. HTML comments do not show on the rendered page.
+small pytest project made of every block of the page naming the same project. A ```toml
+block so marked is a file of its project too (its `pyproject.toml`); an unmarked one is not
+run. A project is recorded (`--subagent-cassette-mode=once`, with the record-env settings)
+and then replayed offline. HTML comments do not show on the rendered page.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Final
 
 __all__ = ["Example", "Project", "read_examples"]
 
-_FENCE: Final = re.compile(r"^```python\s*$")
+_FENCE: Final = re.compile(r"^```(?P<language>python|toml)\s*$")
 _MARK: Final = re.compile(r"^<!-- example: (?P<project>\S+) (?P<file>\S+)(?P<rest>.*?) -->$")
 
 
@@ -57,13 +58,15 @@ def read_examples(page: Path, root: Path) -> tuple[list[Example], list[Project]]
     projects: dict[str, Project] = {}
     index = 0
     while index < len(lines):
-        if not _FENCE.match(lines[index]):
+        fence = _FENCE.match(lines[index])
+        if fence is None:
             index += 1
             continue
         source, after = _block(lines, index)
         mark = _MARK.match(lines[index - 1].strip()) if index > 0 else None
         if mark is None:
-            scripts.append(Example(name, index + 1, source))
+            if fence["language"] == "python":
+                scripts.append(Example(name, index + 1, source))
         else:
             project = projects.setdefault(mark["project"], Project(name, mark["project"]))
             project.files[mark["file"]] = source
