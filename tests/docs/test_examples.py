@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.partial_guard import leftovers_under
 from support.paths import ROOT
 
 from docs.markdown_examples import Example, Project, read_examples
@@ -44,8 +45,9 @@ def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Completed
     )
 
 
-def leftovers(folder: Path) -> list[Path]:
-    return sorted(folder.rglob("*.partial-*"))
+def leftovers(folder: Path) -> list[str]:
+    """Partial or temporary recordings a run left in the example's folder."""
+    return leftovers_under(folder)
 
 
 def test_every_page_with_python_has_examples_that_run() -> None:

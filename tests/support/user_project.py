@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from support.partial_guard import leftovers_under
+
 __all__ = ["leftovers", "run_user_project"]
 
 
 def leftovers(project: pytest.Pytester) -> list[str]:
     """Partial or temporary recording files anywhere in the project."""
-    return sorted(
-        str(path.relative_to(project.path))
-        for pattern in ("*.partial-*", "*.rewrite-*")
-        for path in project.path.rglob(pattern)
-    )
+    return leftovers_under(project.path)
 
 
 def run_user_project(project: pytest.Pytester, *args: str) -> pytest.RunResult:
