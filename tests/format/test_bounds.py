@@ -189,7 +189,7 @@ def _refused(path: str) -> None:
     absolute = os.path.abspath(path)
     failure = read_cassette(path).failure()
     assert failure.message == f'cannot read cassette "{absolute}"'
-    assert isinstance(failure.__cause__, OSError)
+    assert isinstance(failure.cause, OSError)
     with pytest.raises(CassetteFormatError) as raised:
         verify_file(path)
     assert raised.value.message == f'cannot read cassette "{absolute}"'

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cassette_canonical import JsonValue
 from cassette_format import (
-    CassetteFormatError,
+    FormatProblem,
     parse_cassette,
     summarize,
     verify_file,
@@ -49,7 +49,7 @@ class _Pipe(io.RawIOBase):
         return len(chunk)
 
 
-def _verdict(result: Result[dict[str, JsonValue], CassetteFormatError]) -> object:
+def _verdict(result: Result[dict[str, JsonValue], FormatProblem]) -> object:
     match result:
         case Success(summary):
             return summary

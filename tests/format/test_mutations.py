@@ -1,9 +1,9 @@
-"""Any corruption of a valid cassette is a CassetteFormatError or leaves the same document."""
+"""Any corruption of a valid cassette is a FormatProblem or leaves the same document."""
 
 from __future__ import annotations
 
 from cassette_canonical import canonical_json
-from cassette_format import CassetteFile, CassetteFormatError, parse_cassette
+from cassette_format import CassetteFile, FormatProblem, parse_cassette
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
@@ -25,7 +25,7 @@ def _same_or_rejected(data: bytes) -> None:
     result = parse_cassette(data)
     if isinstance(result, Failure):
         error = result.failure()
-        assert isinstance(error, CassetteFormatError)
+        assert isinstance(error, FormatProblem)
         assert error.code == "CASSETTE_FORMAT"
         assert error.message
     else:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cassette_format import (
     CassetteFile,
-    CassetteFormatError,
+    FormatProblem,
     InteractionBody,
     RequestStorage,
     ResultOutcome,
@@ -37,10 +37,10 @@ from format.builders import cassette_bytes, line_specs, make_body, outcome_for, 
 INTEROP = Path(__file__).resolve().parents[3] / "shared" / "interop"
 
 
-def _problem(path: Path) -> CassetteFormatError | None:
+def _problem(path: Path) -> FormatProblem | None:
     match read_cassette(path):
         case Failure(problem):
-            assert isinstance(problem, CassetteFormatError)
+            assert isinstance(problem, FormatProblem)
             return problem
     return None
 

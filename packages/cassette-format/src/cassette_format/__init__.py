@@ -1,8 +1,9 @@
 """cassette-format: dsh-subagent-cassette v1 records, strict verification, summaries, writer.
 
-Core functions return `returns` Results carrying `CassetteFormatError` values
+Core functions return `returns` Results carrying frozen `FormatProblem` values
 (`parse_cassette`, `read_cassette`, `verify_stream`, `create_header`, `seal_interaction`);
-the file edges `load_cassette`, `verify_file` and `CassetteWriter` raise it instead.
+the file edges `load_cassette`, `verify_file` and `CassetteWriter` raise the problem as a
+`CassetteFormatError` (`cassette_format.errors`, the package's one error edge).
 Names load on first use, so `cassette verify` imports only the streaming verifier; the
 `TYPE_CHECKING` imports give type checkers the same surface (tests/format/test_public_surface.py).
 """
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     from cassette_format.errors import CASSETTE_FORMAT_CODE as CASSETTE_FORMAT_CODE
     from cassette_format.errors import CassetteError as CassetteError
     from cassette_format.errors import CassetteFormatError as CassetteFormatError
+    from cassette_format.errors import InteractionRefused as InteractionRefused
+    from cassette_format.errors import format_error as format_error
+    from cassette_format.problem import FormatProblem as FormatProblem
     from cassette_format.read.open import open_regular as open_regular
     from cassette_format.read.parse import load_cassette as load_cassette
     from cassette_format.read.parse import parse_cassette as parse_cassette
@@ -36,7 +40,6 @@ if TYPE_CHECKING:
     from cassette_format.write.seal import interaction_line as interaction_line
     from cassette_format.write.seal import seal_interaction as seal_interaction
     from cassette_format.write.writer import CassetteWriter as CassetteWriter
-    from cassette_format.write.writer import InteractionRefused as InteractionRefused
     from cassette_format.write.writer import WriteMode as WriteMode
 
 _attribute, _names = lazy_exports(
@@ -45,13 +48,20 @@ _attribute, _names = lazy_exports(
         "cassette_format.read.open": ("open_regular",),
         "cassette_format.records.cassette_file": ("CassetteFile",),
         "cassette_format.write.seal": ("header_line", "interaction_line", "seal_interaction"),
-        "cassette_format.errors": ("CASSETTE_FORMAT_CODE", "CassetteError", "CassetteFormatError"),
+        "cassette_format.errors": (
+            "CASSETTE_FORMAT_CODE",
+            "CassetteError",
+            "CassetteFormatError",
+            "InteractionRefused",
+            "format_error",
+        ),
+        "cassette_format.problem": ("FormatProblem",),
         "cassette_format.write.header": ("create_header", "iso_timestamp", "validate_header"),
         "cassette_format.write.lock": ("writer_lock_path",),
         "cassette_format.read.parse": ("load_cassette", "parse_cassette", "read_cassette"),
         "cassette_format.read.summary": ("ambiguous_groups", "classify_stop_reason", "summarize"),
         "cassette_format.read.verify": ("verify_file", "verify_stream"),
-        "cassette_format.write.writer": ("CassetteWriter", "InteractionRefused", "WriteMode"),
+        "cassette_format.write.writer": ("CassetteWriter", "WriteMode"),
     },
     whole=("cassette_format.records",),
 )

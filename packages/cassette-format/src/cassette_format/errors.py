@@ -1,10 +1,31 @@
-"""Cassette error types with stable codes (ERR-1): frozen values in Results, raised at edges."""
+"""The error edge of cassette-format: the exceptions users catch, made from `FormatProblem`s.
+
+The core returns frozen `FormatProblem` values; this module alone builds the exception for
+one (`format_error`), so `load_cassette`, `verify_file`, the writer and the lock raise what
+it returns. `CassetteError` is the base of every error a user can catch from cassette
+(ERR-1): each has a stable `code`.
+"""
 
 from __future__ import annotations
 
-__all__ = ["CASSETTE_FORMAT_CODE", "CassetteError", "CassetteFormatError"]
+from typing import TYPE_CHECKING, TypeVar
 
-CASSETTE_FORMAT_CODE = "CASSETTE_FORMAT"
+from cassette_format.problem import CASSETTE_FORMAT_CODE, FormatProblem
+
+if TYPE_CHECKING:
+    from returns.result import Result
+
+__all__ = [
+    "CASSETTE_FORMAT_CODE",
+    "CassetteError",
+    "CassetteFormatError",
+    "FormatProblem",
+    "InteractionRefused",
+    "format_error",
+    "value_or_raise",
+]
+
+_Value = TypeVar("_Value")
 
 
 class CassetteError(Exception):
@@ -39,25 +60,13 @@ class CassetteError(Exception):
         return f"{type(self).__name__}(code={self._code!r}, message={self._message!r})"
 
 
-# What the interpreter itself sets on a raised exception; everything else is frozen.
-_RAISE_MACHINERY = frozenset(
-    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
-)
-
-
 class CassetteFormatError(CassetteError):
     """A malformed, partial or tampered cassette, or a refused write (code CASSETTE_FORMAT).
 
-    A frozen value (code, message, line, JSON path): the core only ever returns it inside
-    `Failure(...)`; only the file edges (`load_cassette`, `verify_file`, the writer) raise
-    it, which is why it stays an Exception. Nothing can be set or deleted after
-    construction except what `raise` itself records (traceback, cause, context, notes).
-    `line` is the 1-based non-blank line the message names (None when file-wide) and
-    `path` the JSON path of the offending member when one is known.
+    The exception face of a `FormatProblem` (`problem`): `line` is the 1-based non-blank
+    line the message names (None when file-wide), `path` the JSON path of the offending
+    member when one is known. Equal when their problems are equal.
     """
-
-    _line: int | None
-    _path: str | None
 
     def __init__(
         self,
@@ -67,59 +76,90 @@ class CassetteFormatError(CassetteError):
         path: str | None = None,
         cause: BaseException | None = None,
     ) -> None:
-        super().__init__(message, CASSETTE_FORMAT_CODE, cause=cause)
-        object.__setattr__(self, "_line", line)
-        object.__setattr__(self, "_path", path)
-        object.__setattr__(self, "_frozen", True)
+        self._init(FormatProblem(message, line, path, cause=cause))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _RAISE_MACHINERY or not self.__dict__.get("_frozen", False):
-            super().__setattr__(name, value)
-            return
-        raise AttributeError(f"CassetteFormatError is frozen: cannot set {name!r}")
+    def _init(self, problem: FormatProblem) -> None:
+        super().__init__(problem.message, problem.code, cause=problem.cause)
+        self._problem = problem
 
-    def __delattr__(self, name: str) -> None:
-        if name in _RAISE_MACHINERY:
-            super().__delattr__(name)
-            return
-        raise AttributeError(f"CassetteFormatError is frozen: cannot delete {name!r}")
+    @classmethod
+    def of(cls, problem: FormatProblem) -> CassetteFormatError:
+        """The exception for `problem` (its class is `cls`; the problem is kept as it is)."""
+        error = cls.__new__(cls)
+        error._init(problem)
+        return error
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (self.message, self.line, self.path))
-
-    def at_line(self, line: int) -> CassetteFormatError:
-        """The same problem naming `line` (a new value; this one is unchanged)."""
-        return CassetteFormatError(self.message, line=line, path=self.path)
+    @property
+    def problem(self) -> FormatProblem:
+        """The frozen value this exception raises."""
+        return self._problem
 
     @property
     def line(self) -> int | None:
         """1-based non-blank line number named by the message, if any."""
-        return self._line
+        return self._problem.line
 
     @property
     def path(self) -> str | None:
         """JSON path (e.g. `$.outcome.result.output[2]`) of the offending member, if known."""
-        return self._path
+        return self._problem.path
+
+    def at_line(self, line: int) -> CassetteFormatError:
+        """The same problem naming `line`, as a new exception (this one is unchanged)."""
+        return format_error(self._problem.at_line(line))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CassetteFormatError):
             return NotImplemented
-        return (self.code, self.message, self.line, self.path) == (
-            other.code,
-            other.message,
-            other.line,
-            other.path,
-        )
+        return type(self) is type(other) and self._problem == other._problem
 
     def __hash__(self) -> int:
-        return hash((self.code, self.message, self.line, self.path))
+        return hash(self._problem)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (format_error, (self._problem,))
 
     def __repr__(self) -> str:
+        problem = self._problem
         return (
-            f"CassetteFormatError(message={self.message!r}, line={self.line!r}, path={self.path!r})"
+            f"{type(self).__name__}(message={problem.message!r}, line={problem.line!r}, "
+            f"path={problem.path!r})"
         )
 
 
-def _rebuild(message: str, line: int | None, path: str | None) -> CassetteFormatError:
-    """Unpickle a CassetteFormatError (its cause is not carried)."""
-    return CassetteFormatError(message, line=line, path=path)
+class InteractionRefused(CassetteFormatError):
+    """One interaction no reader would accept: the writer goes on, the call still ends as a line.
+
+    In its place the writer wrote the same call (same sequence, keys and request) ending as
+    a `result-error` (`start-error` if unpublished) whose error names this refusal, so the
+    chain stays whole; every other append and the commit are unaffected. Only when even that
+    line would be refused (a request over the bound) is nothing written.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        path: str | None = None,
+        cause: BaseException | None = None,
+    ) -> None:
+        self._init(FormatProblem(message, line, path, cause=cause, per_call=True))
+
+
+def format_error(problem: FormatProblem) -> CassetteFormatError:
+    """The exception a caller catches for `problem` (an `InteractionRefused` when per call)."""
+    return (InteractionRefused if problem.per_call else CassetteFormatError).of(problem)
+
+
+def value_or_raise(result: Result[_Value, FormatProblem]) -> _Value:
+    """At a file edge: the success value, or the failure raised as its exception."""
+    from returns.result import Failure, Success  # lazy: `cassette verify` never needs it
+
+    match result:
+        case Success(value):
+            success: _Value = value  # `returns` types the matched inner value as Any
+            return success
+        case Failure(problem):
+            raise format_error(problem)
+    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Literal, Self
 
-from cassette_format.errors import CassetteError
+from cassette_format.errors import CassetteError, format_error
 from cassette_format.read.replay_index import read_replay_index
 from cassette_format.records import RequestStorage
 from cassette_format.result_edge import or_raise
@@ -329,7 +329,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
         created_at=config.clock.wall(),
     )
-    writer = CassetteWriter.open_blocking(path, or_raise(header, identity), config.write_mode)
+    writer = CassetteWriter.open_blocking(path, or_raise(header, format_error), config.write_mode)
     recorder = RecordingProvider(
         name=name,
         upstream=upstream,
@@ -368,7 +368,7 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     name, speed = config.provider, config.speed  # checked when the config was made
     path = expand_path(config.file, config.clock.wall())
     # One verifying pass keeps an index; each outcome is read when its call is delivered.
-    index = or_raise(replayable(or_raise(read_replay_index(path), identity), path), identity)
+    index = or_raise(replayable(or_raise(read_replay_index(path), format_error), path), identity)
     if config.timing == "recorded":
         or_raise(check_recorded_delays(index, 1.0 / float(speed)), identity)
     matcher = value_or_raise(

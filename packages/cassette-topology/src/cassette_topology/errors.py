@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from cassette_format.errors import CassetteFormatError
+    from cassette_format.problem import FormatProblem
 
     from cassette_topology.diagnostics import MismatchDiagnostic
 
@@ -28,8 +28,8 @@ class TopologyError:
     message: str
     diagnostic: MismatchDiagnostic | None = field(default=None, compare=False)
     canonical_code: str | None = None
-    #: A line the lazy reader delivered no longer verifies: the loader's error (CASSETTE_FORMAT).
-    format_error: CassetteFormatError | None = field(default=None, compare=False)
+    #: A line the lazy reader delivered no longer verifies: the loader's problem (CASSETTE_FORMAT).
+    format_problem: FormatProblem | None = field(default=None, compare=False)
 
     def to_exception(self) -> Exception:
         """The exception a Python caller expects for this failure, carrying the same code."""

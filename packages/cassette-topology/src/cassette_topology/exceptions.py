@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-from cassette_format.errors import CassetteError
+from cassette_format.errors import CassetteError, format_error
 from cassette_format.result_edge import or_raise
 from returns.result import Result
 
@@ -56,8 +56,8 @@ def exception_for(error: TopologyError) -> Exception:
 
     A lazily read line that no longer verifies raises the loader's own CassetteFormatError.
     """
-    if error.format_error is not None:
-        return error.format_error
+    if error.format_problem is not None:
+        return format_error(error.format_problem)
     if error.code == CASSETTE_MISMATCH:
         return CassetteMismatchError(error.message, diagnostic=error.diagnostic)
     if error.code == CASSETTE_AMBIGUOUS:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from cassette_format.errors import CASSETTE_FORMAT_CODE, CassetteFormatError
+from cassette_format.problem import CASSETTE_FORMAT_CODE, FormatProblem
 from cassette_format.records.cassette_file import CassetteFile
 from cassette_format.records.identity import CallGroup, CallIdentity, GroupKey
 from cassette_format.records.model import CassetteInteraction
@@ -71,9 +71,9 @@ class _Recorded:
         self.identity = identity
 
 
-def _format_failure(problem: CassetteFormatError) -> TopologyError:
+def _format_failure(problem: FormatProblem) -> TopologyError:
     """A delivered line that no longer verifies: the loader's error, carried as it is."""
-    return TopologyError(CASSETTE_FORMAT_CODE, problem.message, format_error=problem)
+    return TopologyError(CASSETTE_FORMAT_CODE, problem.message, format_problem=problem)
 
 
 class InteractionMatcher:
@@ -194,7 +194,7 @@ class InteractionMatcher:
         it with `cassette_topology.live_call`). On failure nothing changes and a mismatch
         error carries the DIAG-2 diagnostic, so retrying a corrected call is safe. Errors:
         CASSETTE_AMBIGUOUS (second root, foreign subagent parent), CASSETTE_MISMATCH, and
-        CASSETTE_FORMAT when a lazily read line no longer verifies (`format_error`).
+        CASSETTE_FORMAT when a lazily read line no longer verifies (`format_problem`).
         """
         return self._tracker.peek_parent_key(call.parent).bind(
             lambda parent_key: self._consume(parent_key, call)

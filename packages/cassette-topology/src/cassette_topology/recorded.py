@@ -21,7 +21,7 @@ from returns.result import Result, Success
 from cassette_topology.metadata import stored_request_metadata
 
 if TYPE_CHECKING:
-    from cassette_format.errors import CassetteFormatError
+    from cassette_format.problem import FormatProblem
     from cassette_format.records.identity import GroupKey
 
 __all__ = ["CoveredInteraction", "MemoryCalls", "RecordedCalls"]
@@ -82,7 +82,7 @@ class RecordedCalls(Protocol):
         """The interaction whose call key is this one's parent key."""
         ...
 
-    def interaction(self, position: int) -> Result[CassetteInteraction, CassetteFormatError]:
+    def interaction(self, position: int) -> Result[CassetteInteraction, FormatProblem]:
         """The whole interaction, read and decoded now (a lazy reader re-verifies its line)."""
         ...
 
@@ -194,6 +194,6 @@ class MemoryCalls:
         """The interaction named by this one's parent key, or -1."""
         return self._calls.get(self._items[position].parent_key, -1)
 
-    def interaction(self, position: int) -> Result[CassetteInteraction, CassetteFormatError]:
+    def interaction(self, position: int) -> Result[CassetteInteraction, FormatProblem]:
         """The loaded interaction itself."""
         return Success(self._items[position])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.line_keys import ExactKeys
 from cassette_format.read.links import ChainLinks, refusal_words
 from cassette_format.read.record_line import ParsedLine, parse_record, record_hash
@@ -104,16 +104,16 @@ class ChainState:
 
     def feed(
         self, number: int, raw: bytes | None, text: str | None, offset: int
-    ) -> CassetteFormatError | None:
+    ) -> FormatProblem | None:
         """Verify one line: None, or its problem with the reference's message."""
         parsed = parse_record(raw, text, number)
-        if isinstance(parsed, CassetteFormatError):
+        if isinstance(parsed, FormatProblem):
             return parsed
         if self.header_record is None:
             return self._feed_header(parsed)
         return self._feed_interaction(parsed, number, offset)
 
-    def _feed_header(self, parsed: ParsedLine) -> CassetteFormatError | None:
+    def _feed_header(self, parsed: ParsedLine) -> FormatProblem | None:
         value = parsed.value
         if not header_fits(value):
             from cassette_format.rules.header import check_header  # lazy: on doubt only
@@ -124,7 +124,7 @@ class ChainState:
         header: Any = value  # accepted by FMT-9 rules 1-17
         computed = record_hash(parsed, header)
         if computed is None:
-            return CassetteFormatError(LOSSY, line=1)
+            return FormatProblem(LOSSY, line=1)
         if computed != header[HASH]:
             return header_hash_mismatch()
         self.header_record = header
@@ -133,7 +133,7 @@ class ChainState:
 
     def _feed_interaction(
         self, parsed: ParsedLine, number: int, offset: int
-    ) -> CassetteFormatError | None:
+    ) -> FormatProblem | None:
         value = parsed.value
         links = self.links
         previous_hash = links.previous_hash
@@ -151,7 +151,7 @@ class ChainState:
         record: Any = value
         computed = record_hash(parsed, record)  # FMT-10 rule 10
         if computed is None:
-            return CassetteFormatError(LOSSY)
+            return FormatProblem(LOSSY)
         if computed != record[HASH]:
             return line_hash_mismatch(number)
         refused = links.link(parsed, offset)  # FMT-15/16
@@ -169,10 +169,10 @@ class ChainState:
             self.tally.count(record)
         return None
 
-    def finish(self) -> CassetteFormatError | None:
+    def finish(self) -> FormatProblem | None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""
         if self.header_record is None:
-            return CassetteFormatError(EMPTY)
+            return FormatProblem(EMPTY)
         missing = self.links.sequences.first_missing()
         if missing is not None:
             return missing_sequence(missing)

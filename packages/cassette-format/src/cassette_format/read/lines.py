@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.record_line import decode_line
 from cassette_format.text.js import is_js_blank
 
@@ -29,7 +29,7 @@ _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 
 NumberedLine = tuple[int, bytes | None, str | None, int]
 # A line, or the problem that ends the stream there (it is always the last item).
-LineOrProblem = NumberedLine | CassetteFormatError
+LineOrProblem = NumberedLine | FormatProblem
 
 
 def strip_newline(raw: bytes) -> bytes:
@@ -41,9 +41,9 @@ def strip_newline(raw: bytes) -> bytes:
     return raw
 
 
-def too_long(line: int) -> CassetteFormatError:
+def too_long(line: int) -> FormatProblem:
     """The refusal of an over-long line, naming its non-blank number."""
-    return CassetteFormatError(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
+    return FormatProblem(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
 
 
 def _bounded(physical: Iterable[bytes]) -> Iterable[bytes]:
@@ -79,7 +79,7 @@ def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[LineOr
             if not raw.strip(_ASCII_SPACE):
                 continue
             decoded = decode_line(raw, number + 1)
-            if isinstance(decoded, CassetteFormatError):
+            if isinstance(decoded, FormatProblem):
                 yield decoded
                 return
             text = decoded

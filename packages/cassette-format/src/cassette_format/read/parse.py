@@ -4,7 +4,8 @@ The core is one pipeline, `flow(raw, _document_lines, _linked_chain, bind(_casse
 the raw document's numbered lines; each line parsed (FMT-4/5), checked (FMT-9/FMT-10),
 decoded to a typed, frozen record and linked onto the chain (FMT-15/16) by
 `_chain.ChainState.feed`, then the whole-file checks (FMT-17); the finished chain as a
-`CassetteFile`. Only `load_cassette` raises; everything else returns a Result.
+`CassetteFile`. Only `load_cassette` raises (through `errors`); everything else returns a
+Result carrying a `FormatProblem`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from returns.pipeline import flow
 from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.errors import value_or_raise
+from cassette_format.problem import FormatProblem
 from cassette_format.read.chain import ChainState
 from cassette_format.read.lines import LineOrProblem, iter_text_lines, numbered_lines
 from cassette_format.read.open import open_regular
@@ -36,7 +38,7 @@ def _document_lines(data: bytes | str) -> Iterator[LineOrProblem]:
 
 def _linked_chain(
     lines: Iterator[LineOrProblem], cassette: str | None = None
-) -> Result[ChainState, CassetteFormatError]:
+) -> Result[ChainState, FormatProblem]:
     """Every line parsed, checked, decoded and linked, then the whole-file checks (FMT-17).
 
     With the `cassette` path the lines came from, its tail seal is checked too.
@@ -46,24 +48,22 @@ def _linked_chain(
     return Success(state) if problem is None else Failure(problem)
 
 
-def _cassette_file(
-    state: ChainState, source: str | None
-) -> Result[CassetteFile, CassetteFormatError]:
+def _cassette_file(state: ChainState, source: str | None) -> Result[CassetteFile, FormatProblem]:
     """The verified file of a finished chain."""
     header = state.header
     if header is None:  # finish() guarantees a header; kept for the type checker
-        return Failure(CassetteFormatError("cassette is empty"))
+        return Failure(FormatProblem("cassette is empty"))
     return Success(CassetteFile(header, tuple(state.interactions), source))
 
 
 def parse_cassette(
     data: bytes | str, source: str | None = None
-) -> Result[CassetteFile, CassetteFormatError]:
+) -> Result[CassetteFile, FormatProblem]:
     """Verify `data` exactly as the reference loader does and return every record."""
     return flow(data, _document_lines, _linked_chain, bind(partial(_cassette_file, source=source)))
 
 
-def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, CassetteFormatError]:
+def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, FormatProblem]:
     """Read and verify a regular file as a stream; else `cannot read cassette "<abs>"` (FMT-18).
 
     FIFOs, devices, directories and sockets are refused without blocking (`_open`).
@@ -73,15 +73,10 @@ def read_cassette(path: str | os.PathLike[str]) -> Result[CassetteFile, Cassette
         with open_regular(absolute) as handle:
             linked = _linked_chain(numbered_lines(handle), absolute)
     except OSError as error:
-        return Failure(CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error))
+        return Failure(FormatProblem(f'cannot read cassette "{absolute}"', cause=error))
     return linked.bind(partial(_cassette_file, source=absolute))
 
 
 def load_cassette(path: str | os.PathLike[str]) -> CassetteFile:
     """The raising edge of `read_cassette`: returns the file or raises CassetteFormatError."""
-    match read_cassette(path):
-        case Success(CassetteFile() as cassette):
-            return cassette
-        case Failure(CassetteFormatError() as problem):
-            raise problem
-    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
+    return value_or_raise(read_cassette(path))

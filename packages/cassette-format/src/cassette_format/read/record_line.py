@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import orjson
 from cassette_canonical import is_canonical_text
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.records.model import HASH
 
 if TYPE_CHECKING:
@@ -42,17 +42,15 @@ class ParsedLine:
         self.canonical = canonical
 
 
-def decode_line(raw: bytes, line: int) -> str | CassetteFormatError:
+def decode_line(raw: bytes, line: int) -> str | FormatProblem:
     """Strict UTF-8 (D-2): invalid bytes are a format error naming the line."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return CassetteFormatError(f"line {line} is not valid UTF-8", line=line)
+        return FormatProblem(f"line {line} is not valid UTF-8", line=line)
 
 
-def parse_record(
-    raw: bytes | None, text: str | None, line: int
-) -> ParsedLine | CassetteFormatError:
+def parse_record(raw: bytes | None, text: str | None, line: int) -> ParsedLine | FormatProblem:
     """Parse one line (bytes when it came from a file, text when given as str).
 
     FMT-4/5: the parsed record, or the line's problem as a value (no exception escapes).
@@ -66,15 +64,15 @@ def parse_record(
             return ParsedLine(value, raw)
         if text is None:
             decoded = decode_line(raw, line)
-            if isinstance(decoded, CassetteFormatError):
+            if isinstance(decoded, FormatProblem):
                 return decoded
             text = decoded
     if text is None:
-        return CassetteFormatError(f"line {line} is not valid JSON", line=line)
+        return FormatProblem(f"line {line} is not valid JSON", line=line)
     return _strict_record(text, line)
 
 
-def _strict_record(text: str, line: int) -> ParsedLine | CassetteFormatError:
+def _strict_record(text: str, line: int) -> ParsedLine | FormatProblem:
     """JSON.parse of a line the fast path cannot vouch for; a problem in the reference's words."""
     from cassette_canonical import parse_js_json  # lazy: non-canonical lines only
     from cassette_canonical.errors import JSON_DUPLICATE_MEMBER
@@ -84,11 +82,9 @@ def _strict_record(text: str, line: int) -> ParsedLine | CassetteFormatError:
         case Success(value):
             return ParsedLine(value, None)
         case Failure(problem) if problem.code == JSON_DUPLICATE_MEMBER:
-            return CassetteFormatError(
-                f"line {line} contains a duplicate JSON object member", line=line
-            )
+            return FormatProblem(f"line {line} contains a duplicate JSON object member", line=line)
         case _:
-            return CassetteFormatError(f"line {line} is not valid JSON", line=line)
+            return FormatProblem(f"line {line} is not valid JSON", line=line)
 
 
 _MISSING = object()

@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Final
 from cassette_canonical import is_digest
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.chain import ChainState
 from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
 from cassette_format.read.open import open_regular
@@ -46,9 +46,9 @@ __all__ = ["ReplayIndex", "read_replay_index"]
 _CHANGED: Final = "line {line} changed after the cassette was read; install the replay again"
 
 
-def _cannot_read(path: str, error: OSError) -> CassetteFormatError:
+def _cannot_read(path: str, error: OSError) -> FormatProblem:
     """FMT-18's message for a file that cannot be read."""
-    return CassetteFormatError(f'cannot read cassette "{path}"', cause=error)
+    return FormatProblem(f'cannot read cassette "{path}"', cause=error)
 
 
 class ReplayIndex:
@@ -148,7 +148,7 @@ class ReplayIndex:
         """The next occurrence of this interaction's group."""
         return self._keys.next_member.get(position, -1)
 
-    def interaction(self, position: int) -> Result[CassetteInteraction, CassetteFormatError]:
+    def interaction(self, position: int) -> Result[CassetteInteraction, FormatProblem]:
         """The interaction read back, verified again as the loader would, and decoded.
 
         A line whose record still hashes to the hash stored by the pass is the very record
@@ -161,16 +161,14 @@ class ReplayIndex:
             return Failure(_cannot_read(self.path, error))
         line = position + 2  # non-blank line numbers: the header is line 1
         parsed = parse_record(raw, None, line)
-        if not isinstance(parsed, CassetteFormatError) and isinstance(parsed.value, dict):
+        if not isinstance(parsed, FormatProblem) and isinstance(parsed.value, dict):
             record = parsed.value
             stored = digest_text(self._stored_hash(position))
             if record.get(HASH) == stored and record_hash(parsed, record) == stored:
                 return decode_interaction(record)
         return self._refusal(position, raw)
 
-    def _refusal(
-        self, position: int, raw: bytes
-    ) -> Result[CassetteInteraction, CassetteFormatError]:
+    def _refusal(self, position: int, raw: bytes) -> Result[CassetteInteraction, FormatProblem]:
         """Why a line changed since the pass, in the loader's words (or it was rewritten)."""
         keys = self._keys
         line = position + 2
@@ -182,7 +180,7 @@ class ReplayIndex:
                 problem = state.feed(line + 1, self._raw(after), None, keys.offsets[after])
         except OSError as error:
             return Failure(_cannot_read(self.path, error))
-        return Failure(problem or CassetteFormatError(_CHANGED.format(line=line), line=line))
+        return Failure(problem or FormatProblem(_CHANGED.format(line=line), line=line))
 
     def _raw(self, position: int) -> bytes:
         """The line's bytes: up to the next line's offset (or the end), cut at its newline."""
@@ -206,11 +204,11 @@ class ReplayIndex:
 
 def _verified(
     path: str, handle: IO[bytes]
-) -> Result[tuple[CassetteHeader, Mapping[str, JsonValue], ReplayKeys], CassetteFormatError]:
+) -> Result[tuple[CassetteHeader, Mapping[str, JsonValue], ReplayKeys], FormatProblem]:
     """One pass of the loader's checks over `handle`, keeping the replay facts."""
     reader = LineReader.of(handle)
     if reader is None:  # a regular file always seeks; kept for the type checker
-        return Failure(CassetteFormatError(f'cannot read cassette "{path}"'))
+        return Failure(FormatProblem(f'cannot read cassette "{path}"'))
     keys = ReplayKeys(reader)
     state = ChainState(keep_records=False, keys=keys, count=False)
     problem = run_sealed(state, numbered_lines(handle, reader.start), path)  # and its tail seal
@@ -218,11 +216,11 @@ def _verified(
         return Failure(problem)
     header, record = state.header, state.header_record
     if header is None or record is None:  # finish() passed, so neither is None
-        return Failure(CassetteFormatError("cassette is empty"))
+        return Failure(FormatProblem("cassette is empty"))
     return Success((header, record, keys))
 
 
-def _indexed(path: str) -> Result[ReplayIndex, CassetteFormatError]:
+def _indexed(path: str) -> Result[ReplayIndex, FormatProblem]:
     """Open `path`, verify it in one pass and keep a descriptor for the reads that follow."""
     try:
         with open_regular(path) as handle:
@@ -233,7 +231,7 @@ def _indexed(path: str) -> Result[ReplayIndex, CassetteFormatError]:
     return verified.map(lambda facts: ReplayIndex(path, descriptor, facts[0], facts[1], facts[2]))
 
 
-def read_replay_index(path: str | os.PathLike[str]) -> Result[ReplayIndex, CassetteFormatError]:
+def read_replay_index(path: str | os.PathLike[str]) -> Result[ReplayIndex, FormatProblem]:
     """Verify the cassette at `path` in one pass and index it for replay (see the module).
 
     Refuses exactly what `read_cassette` refuses, with the same error.

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
 from cassette_format.read.record_line import ParsedLine, parse_record
 
@@ -95,7 +95,7 @@ class LineReader:
             return last
         parsed = parse_record(strip_newline(self._read_line(offset)), None, 0)
         found = None
-        if not isinstance(parsed, CassetteFormatError) and isinstance(parsed.value, dict):
+        if not isinstance(parsed, FormatProblem) and isinstance(parsed.value, dict):
             found = parsed
         self._last = (offset, found)
         return found
@@ -109,9 +109,9 @@ class LineReader:
         lines = numbered_lines(stream, self.start)
         next(lines, None)
         for line in lines:
-            if isinstance(line, CassetteFormatError):
+            if isinstance(line, FormatProblem):
                 return
             number, raw, text, _ = line
             parsed = parse_record(raw, text, number)
-            if not isinstance(parsed, CassetteFormatError) and isinstance(parsed.value, dict):
+            if not isinstance(parsed, FormatProblem) and isinstance(parsed.value, dict):
                 yield parsed

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 import orjson
 from cassette_canonical import is_digest
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.open import open_regular
 from cassette_format.read.run import run_lines
 from cassette_format.records.model import CASSETTE_ID
@@ -96,7 +96,7 @@ def _parsed(data: bytes) -> TailSeal | None:
     return TailSeal(cassette_id, count, str(last))
 
 
-def read_seal(cassette: str | os.PathLike[str]) -> TailSeal | CassetteFormatError | None:
+def read_seal(cassette: str | os.PathLike[str]) -> TailSeal | FormatProblem | None:
     """The seal beside `cassette`; None when there is none; an error when it is no seal."""
     path = seal_path(cassette)
     try:
@@ -105,10 +105,10 @@ def read_seal(cassette: str | os.PathLike[str]) -> TailSeal | CassetteFormatErro
     except FileNotFoundError:
         return None
     except OSError as error:
-        return CassetteFormatError(f'cannot read cassette seal "{path}"', cause=error)
+        return FormatProblem(f'cannot read cassette seal "{path}"', cause=error)
     seal = _parsed(data)
     if seal is None:
-        return CassetteFormatError(f'cassette seal "{path}" is not a valid tail seal')
+        return FormatProblem(f'cassette seal "{path}" is not a valid tail seal')
     return seal
 
 
@@ -121,19 +121,19 @@ class SealCheck:
     seen: int
     hash_there: str
 
-    def problem(self, cassette_id: str) -> CassetteFormatError | None:
+    def problem(self, cassette_id: str) -> FormatProblem | None:
         """Why the verified file breaks its seal, or None (also for another cassette's seal)."""
         seal = self.seal
         if seal.cassette_id != cassette_id:
             return None  # stale: the cassette was re-recorded by a writer that seals nothing
         if self.seen < seal.count:
             missing = seal.count - self.seen
-            return CassetteFormatError(
+            return FormatProblem(
                 f'cassette is truncated: its seal "{self.path}" records {seal.count} '
                 f"interactions, the file holds {self.seen} ({missing} missing at the end)"
             )
         if self.hash_there != seal.last_hash:
-            return CassetteFormatError(
+            return FormatProblem(
                 f'cassette does not match its seal "{self.path}": interaction {seal.count} '
                 "is not the one sealed (the file was rewritten after it was sealed)"
             )
@@ -142,19 +142,19 @@ class SealCheck:
 
 def run_sealed(
     state: ChainState, lines: Iterator[LineOrProblem], cassette: str
-) -> CassetteFormatError | None:
+) -> FormatProblem | None:
     """`run_lines` plus the seal check when a seal lies beside `cassette` (read edges only)."""
     found = read_seal(cassette)
     if found is None:
         return run_lines(state, lines)
-    if isinstance(found, CassetteFormatError):
+    if isinstance(found, FormatProblem):
         return run_lines(state, lines) or found
     # Header plus `count` interactions, then the hash the chain reached there.
     numbers = [0]  # the last non-blank line number fed (the header is line 1)
 
     def counted(items: Iterator[LineOrProblem]) -> Iterator[LineOrProblem]:
         for item in items:
-            if not isinstance(item, CassetteFormatError):
+            if not isinstance(item, FormatProblem):
                 numbers[0] = item[0]
             yield item
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.errors import format_error
+from cassette_format.problem import FormatProblem
 from cassette_format.read.chain import ChainState
 from cassette_format.read.line_keys import CompactKeys, ExactKeys
 from cassette_format.read.lines import numbered_lines
@@ -31,7 +32,7 @@ __all__ = ["verify_file", "verify_stream"]
 Summary = dict[str, "JsonValue"]
 
 
-def _verify(stream: IO[bytes], cassette: str | None = None) -> Summary | CassetteFormatError:
+def _verify(stream: IO[bytes], cassette: str | None = None) -> Summary | FormatProblem:
     """The summary of the stream from its position, or its first problem in line order.
 
     With the `cassette` path it came from, its tail seal is checked too (`tail_seal`).
@@ -52,22 +53,22 @@ def _verify(stream: IO[bytes], cassette: str | None = None) -> Summary | Cassett
         return problem
     header, ambiguous = state.header_record, state.ambiguous_groups
     if header is None or ambiguous is None:  # finish() passed, so neither is None
-        return CassetteFormatError("cassette is empty")
+        return FormatProblem("cassette is empty")
     return summary_document(header, state.tally, ambiguous)
 
 
-def verify_stream(stream: IO[bytes]) -> Result[Summary, CassetteFormatError]:
+def verify_stream(stream: IO[bytes]) -> Result[Summary, FormatProblem]:
     """Verify a binary stream line by line, in order; returns the summary (no `file`)."""
     from returns.result import Failure, Success  # lazy: `cassette verify` never needs it
 
     match _verify(stream):
-        case CassetteFormatError() as problem:
+        case FormatProblem() as problem:
             return Failure(problem)
         case summary:
             return Success(summary)
 
 
-def _read(absolute: str) -> Summary | CassetteFormatError:
+def _read(absolute: str) -> Summary | FormatProblem:
     """The summary of the file at `absolute`, or why not; I/O failures are FMT-18's message."""
     try:
         handle = open_regular(absolute)
@@ -76,7 +77,7 @@ def _read(absolute: str) -> Summary | CassetteFormatError:
         finally:
             handle.close()
     except OSError as error:
-        return CassetteFormatError(f'cannot read cassette "{absolute}"', cause=error)
+        return FormatProblem(f'cannot read cassette "{absolute}"', cause=error)
 
 
 def verify_file(path: str | os.PathLike[str]) -> Summary:
@@ -84,8 +85,7 @@ def verify_file(path: str | os.PathLike[str]) -> Summary:
 
     Always in this process (no helper processes; `cassette verify --jobs` spreads files).
     """
-    match _read(os.path.abspath(os.fspath(path))):
-        case CassetteFormatError() as problem:
-            raise problem
-        case summary:
-            return summary
+    verdict = _read(os.path.abspath(os.fspath(path)))
+    if isinstance(verdict, FormatProblem):
+        raise format_error(verdict)
+    return verdict

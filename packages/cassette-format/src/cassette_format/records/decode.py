@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.records.declare import decoder
 from cassette_format.records.model import CassetteHeader, CassetteInteraction
 
@@ -31,11 +31,11 @@ _header = decoder(CassetteHeader)
 _interaction = decoder(CassetteInteraction)
 
 
-def _unexpected(part: str) -> Failure[CassetteFormatError]:
-    return Failure(CassetteFormatError(f"{_UNEXPECTED} ({part})"))
+def _unexpected(part: str) -> Failure[FormatProblem]:
+    return Failure(FormatProblem(f"{_UNEXPECTED} ({part})"))
 
 
-def decode_header(value: JsonObject) -> Result[CassetteHeader, CassetteFormatError]:
+def decode_header(value: JsonObject) -> Result[CassetteHeader, FormatProblem]:
     """The typed header of a mapping FMT-9 accepted."""
     try:
         header: CassetteHeader = _header(value)
@@ -44,7 +44,7 @@ def decode_header(value: JsonObject) -> Result[CassetteHeader, CassetteFormatErr
     return Success(header)
 
 
-def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, CassetteFormatError]:
+def decode_interaction(value: JsonObject) -> Result[CassetteInteraction, FormatProblem]:
     """The typed interaction of a mapping FMT-10 rules 1-9 accepted."""
     try:
         interaction: CassetteInteraction = _interaction(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 
 __all__ = [
     "DUPLICATE_CALL_KEY",
@@ -39,19 +39,19 @@ LOSSY: Final = "cassette record is not lossless canonical JSON"
 EMPTY: Final = "cassette is empty"
 
 
-def header_hash_mismatch() -> CassetteFormatError:
+def header_hash_mismatch() -> FormatProblem:
     """FMT-9 rule 18."""
-    return CassetteFormatError("header hash mismatch", line=1)
+    return FormatProblem("header hash mismatch", line=1)
 
 
-def line_hash_mismatch(number: int) -> CassetteFormatError:
+def line_hash_mismatch(number: int) -> FormatProblem:
     """FMT-10 rule 10."""
-    return CassetteFormatError(f"line {number} hash mismatch", line=number)
+    return FormatProblem(f"line {number} hash mismatch", line=number)
 
 
 def line_refusal(
     code: int, number: int, words: tuple[int, str, int], storage: str
-) -> CassetteFormatError:
+) -> FormatProblem:
     """The reference's message for line `number` breaking FMT-16 rule `code`.
 
     `words` are the record's sequence, call key and occurrence (`read.links.refusal_words`).
@@ -67,10 +67,10 @@ def line_refusal(
         message = (
             f"line {number} duplicates occurrence {occurrence} for one parent-context/request group"
         )
-    return CassetteFormatError(message, line=number)
+    return FormatProblem(message, line=number)
 
 
-def write_refusal(code: int, words: tuple[int, str, int], storage: str) -> CassetteFormatError:
+def write_refusal(code: int, words: tuple[int, str, int], storage: str) -> FormatProblem:
     """Why the writer refuses a record the loader would reject beside what was written."""
     sequence, call_key, occurrence = words
     if code == OTHER_STORAGE:
@@ -84,16 +84,16 @@ def write_refusal(code: int, words: tuple[int, str, int], storage: str) -> Casse
             f"interaction occurrence {occurrence} was already written "
             "for one parent-context/request group"
         )
-    return CassetteFormatError(message)
+    return FormatProblem(message)
 
 
-def missing_sequence(sequence: int) -> CassetteFormatError:
+def missing_sequence(sequence: int) -> FormatProblem:
     """FMT-17: sequences are exactly 1..n."""
-    return CassetteFormatError(f"cassette is missing sequence {sequence}")
+    return FormatProblem(f"cassette is missing sequence {sequence}")
 
 
-def missing_occurrence(occurrence: int) -> CassetteFormatError:
+def missing_occurrence(occurrence: int) -> FormatProblem:
     """FMT-17: each group's occurrences are exactly 1..n."""
-    return CassetteFormatError(
+    return FormatProblem(
         f"cassette parent-context/request group is missing occurrence {occurrence}"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -24,15 +24,15 @@ def _block_path(path: str, depth: int, index: int) -> str:
     return f"{path} nested content at depth {depth}, index {index}"
 
 
-def _block_problem(path: str, depth: int, index: int, problem: str) -> CassetteFormatError:
+def _block_problem(path: str, depth: int, index: int, problem: str) -> FormatProblem:
     block_path = _block_path(path, depth, index)
-    return CassetteFormatError(block_path + problem, path=block_path)
+    return FormatProblem(block_path + problem, path=block_path)
 
 
-def check_content_blocks(value: object, path: str) -> CassetteFormatError | None:
+def check_content_blocks(value: object, path: str) -> FormatProblem | None:
     """FMT-14 over an explicit LIFO worklist of (blocks, depth): the first problem, or None."""
     if not isinstance(value, list):
-        return CassetteFormatError(f"{path} must be an array", path=path)
+        return FormatProblem(f"{path} must be an array", path=path)
     pending: list[tuple[list[JsonValue], int]] = [(value, 0)]
     while pending:
         blocks, depth = pending.pop()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from returns.result import Result
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.records.constants import CASSETTE_FORMAT, HEADER_KIND, TARGET_DSH_SUBAGENT
 from cassette_format.records.declare import members, wire_fields
 from cassette_format.records.model import Capabilities, CassetteHeader, ProviderFacts
@@ -127,7 +127,7 @@ def _storage_policy(header: JsonObject) -> Checked:
     )
 
 
-def _header_rules(value: object) -> Result[JsonObject, CassetteFormatError]:
+def _header_rules(value: object) -> Result[JsonObject, FormatProblem]:
     return Result.do(
         header
         for header in an_object(value, "line 1 must be a cassette header object")
@@ -154,10 +154,10 @@ def _header_rules(value: object) -> Result[JsonObject, CassetteFormatError]:
     )
 
 
-def _on_line_1(problem: CassetteFormatError) -> CassetteFormatError:
+def _on_line_1(problem: FormatProblem) -> FormatProblem:
     return problem.at_line(1)
 
 
-def check_header(value: object) -> Result[JsonObject, CassetteFormatError]:
+def check_header(value: object) -> Result[JsonObject, FormatProblem]:
     """FMT-9 rules 1-17 (the hash comparison is the caller's): the header mapping, or why not."""
     return _header_rules(value).alt(_on_line_1)

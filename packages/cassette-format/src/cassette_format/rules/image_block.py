@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from returns.result import Result
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.rules.leaf import (
     PASSED,
     Checked,
@@ -49,6 +49,6 @@ def _media_type(attachment: Mapping[str, JsonValue], at: str) -> Checked:
     return fails(f"{at}.mediaType is unsupported", f"{at}.mediaType")
 
 
-def image_problem(block: Mapping[str, JsonValue], block_path: str) -> CassetteFormatError | None:
+def image_problem(block: Mapping[str, JsonValue], block_path: str) -> FormatProblem | None:
     """The first problem of an image block at `block_path`, or None."""
     return _check_image(block, block_path).swap().value_or(None)

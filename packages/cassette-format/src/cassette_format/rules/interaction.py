@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.records.constants import INTERACTION_KIND
 from cassette_format.records.declare import wire_fields
 from cassette_format.records.model import (
@@ -75,10 +75,10 @@ RESULT_OUTCOME_FIELDS = wire_fields(ResultOutcome)
 ERROR_OUTCOME_FIELDS = wire_fields(StartErrorOutcome)
 ERROR_FIELDS = wire_fields(RecordedError)
 TOOL_FILTER_FIELDS = wire_fields(ToolFilter)
-_Rule = Callable[["JsonValue"], Result[object, CassetteFormatError]]
+_Rule = Callable[["JsonValue"], Result[object, FormatProblem]]
 
 
-def _when_present(value: JsonObject, key: str, rule: _Rule) -> Result[object, CassetteFormatError]:
+def _when_present(value: JsonObject, key: str, rule: _Rule) -> Result[object, FormatProblem]:
     """`rule` over member `key` when it is present (FMT-7: even when null)."""
     return rule(value[key]) if key in value else PASSED
 
@@ -273,11 +273,11 @@ def _publication(record: JsonObject, p: str) -> Checked:
     )
 
 
-def _interaction(value: object, p: str) -> Result[JsonObject, CassetteFormatError]:
+def _interaction(value: object, p: str) -> Result[JsonObject, FormatProblem]:
     """FMT-10 rule 1: an object whose kind is cassette/interaction."""
     if isinstance(value, dict) and value.get("kind") == INTERACTION_KIND:
         return Success(value)
-    return Failure(CassetteFormatError(f"{p} is not a cassette interaction"))
+    return Failure(FormatProblem(f"{p} is not a cassette interaction"))
 
 
 def _flags(record: JsonObject, p: str) -> Checked:
@@ -294,7 +294,7 @@ def _chained(record: JsonObject, previous_hash: str, p: str) -> Checked:
 
 def _rules_1_to_9(
     value: object, line: int, previous_hash: str
-) -> Result[JsonObject, CassetteFormatError]:
+) -> Result[JsonObject, FormatProblem]:
     p = f"line {line}"
     return Result.do(
         record
@@ -319,7 +319,7 @@ def _rules_1_to_9(
 
 def check_interaction_in_order(
     value: object, line: int, previous_hash: str
-) -> Result[JsonObject, CassetteFormatError]:
+) -> Result[JsonObject, FormatProblem]:
     """FMT-10 rules 1-9 one by one in the reference's order: the mapping, or the first failure.
 
     Every failure names `line`.
@@ -329,7 +329,7 @@ def check_interaction_in_order(
 
 def check_interaction(
     value: object, line: int, previous_hash: str
-) -> Result[JsonObject, CassetteFormatError]:
+) -> Result[JsonObject, FormatProblem]:
     """FMT-10 rules 1-9 (the hash is the caller's): the one-pass check, ordered on doubt."""
     if isinstance(value, dict) and interaction_fits(value, previous_hash):
         return Success(value)

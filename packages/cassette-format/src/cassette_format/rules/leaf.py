@@ -1,6 +1,6 @@
 """The leaf rules of the closed schemas (FMT-7 predicates, the T-* templates of FMT-9..14).
 
-Each rule returns `Success(value narrowed to its type)` or `Failure(CassetteFormatError)`
+Each rule returns `Success(value narrowed to its type)` or `Failure(FormatProblem)`
 with the reference's exact message; the ordered checks chain them with `Result.do`, so
 the first failure wins. The path is taken as (base, suffix) and joined only on failure.
 """
@@ -15,7 +15,7 @@ from cassette_canonical import is_digest
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.text.js import first_unknown_key
 
 if TYPE_CHECKING:
@@ -43,14 +43,14 @@ __all__ = [
 
 _MAX_SAFE = MAX_SAFE_INTEGER
 
-Checked = Result[None, CassetteFormatError]
+Checked = Result[None, FormatProblem]
 JsonObject = Mapping[str, "JsonValue"]
 PASSED: Final[Checked] = Success(None)
 
 
 def fails(message: str, path: str | None = None, line: int | None = None) -> Checked:
     """A failed check with the reference's message."""
-    return Failure(CassetteFormatError(message, line=line, path=path))
+    return Failure(FormatProblem(message, line=line, path=path))
 
 
 def holds(condition: bool, message: str, path: str | None = None) -> Checked:
@@ -80,11 +80,11 @@ def is_safe_integer(value: object) -> bool:
 
 def an_object(
     value: object, message: str, path: str | None = None
-) -> Result[JsonObject, CassetteFormatError]:
+) -> Result[JsonObject, FormatProblem]:
     """T-obj: a JSON object (neither null nor an array); else `message`."""
     if isinstance(value, dict):
         return Success(value)
-    return Failure(CassetteFormatError(message, path=path))
+    return Failure(FormatProblem(message, path=path))
 
 
 def closed(value: JsonObject, known: frozenset[str], path: str) -> Checked:
@@ -94,35 +94,31 @@ def closed(value: JsonObject, known: frozenset[str], path: str) -> Checked:
     return fails(f"{path}.{first_unknown_key(value, known)} is not supported", path)
 
 
-def non_empty_string(
-    value: object, base: str, suffix: str = ""
-) -> Result[str, CassetteFormatError]:
+def non_empty_string(value: object, base: str, suffix: str = "") -> Result[str, FormatProblem]:
     """T-str."""
     if isinstance(value, str) and value:
         return Success(value)
-    return Failure(
-        CassetteFormatError(f"{base}{suffix} must be a non-empty string", path=base + suffix)
-    )
+    return Failure(FormatProblem(f"{base}{suffix} must be a non-empty string", path=base + suffix))
 
 
-def digest(value: object, base: str, suffix: str = "") -> Result[str, CassetteFormatError]:
+def digest(value: object, base: str, suffix: str = "") -> Result[str, FormatProblem]:
     """T-dig: `sha256:` and 64 lowercase hex digits."""
     if isinstance(value, str) and is_digest(value):
         return Success(value)
     message = f"{base}{suffix} must be a lowercase SHA-256 digest"
-    return Failure(CassetteFormatError(message, path=base + suffix))
+    return Failure(FormatProblem(message, path=base + suffix))
 
 
 def non_negative_finite(
     value: object, base: str, suffix: str = ""
-) -> Result[int | float, CassetteFormatError]:
+) -> Result[int | float, FormatProblem]:
     """T-fin: a finite number >= 0."""
     if isinstance(value, float) and 0 <= value < math.inf:
         return Success(value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return Success(value)
     message = f"{base}{suffix} must be a non-negative finite number"
-    return Failure(CassetteFormatError(message, path=base + suffix))
+    return Failure(FormatProblem(message, path=base + suffix))
 
 
 def _safe_integer_at_least(value: object, low: int) -> int | None:
@@ -136,25 +132,21 @@ def _safe_integer_at_least(value: object, low: int) -> int | None:
 
 def _safe_integer(
     value: object, least: int, kind: str, base: str, suffix: str
-) -> Result[int, CassetteFormatError]:
+) -> Result[int, FormatProblem]:
     """An integral value in [least, 2^53 - 1], else `<path> must be a <kind> safe integer`."""
     number = _safe_integer_at_least(value, least)
     if number is not None:
         return Success(number)
     message = f"{base}{suffix} must be a {kind} safe integer"
-    return Failure(CassetteFormatError(message, path=base + suffix))
+    return Failure(FormatProblem(message, path=base + suffix))
 
 
-def positive_integer(
-    value: object, base: str, suffix: str = ""
-) -> Result[int, CassetteFormatError]:
+def positive_integer(value: object, base: str, suffix: str = "") -> Result[int, FormatProblem]:
     """T-pos: integral, 1 <= v <= 2^53 - 1."""
     return _safe_integer(value, 1, "positive", base, suffix)
 
 
-def non_negative_integer(
-    value: object, base: str, suffix: str = ""
-) -> Result[int, CassetteFormatError]:
+def non_negative_integer(value: object, base: str, suffix: str = "") -> Result[int, FormatProblem]:
     """T-nni: integral, 0 <= v <= 2^53 - 1."""
     return _safe_integer(value, 0, "non-negative", base, suffix)
 
@@ -166,11 +158,11 @@ def optional_string(value: JsonObject, key: str, path: str) -> Checked:
     return PASSED
 
 
-def boolean(value: object, message: str, path: str) -> Result[bool, CassetteFormatError]:
+def boolean(value: object, message: str, path: str) -> Result[bool, FormatProblem]:
     """A JSON boolean; else `message`."""
     if isinstance(value, bool):
         return Success(value)
-    return Failure(CassetteFormatError(message, path=path))
+    return Failure(FormatProblem(message, path=path))
 
 
 def string_list(value: object, message: str, path: str) -> Checked:

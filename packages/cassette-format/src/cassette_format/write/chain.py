@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.chain import ChainState
 from cassette_format.read.line_keys import CompactKeys
 from cassette_format.read.lines import numbered_lines, strip_newline
@@ -69,9 +69,7 @@ class WriterChain:
         self._unwritten = unwritten
 
     @classmethod
-    def resume(
-        cls, fd: int, *, tag_bits: int | None = None
-    ) -> Result[WriterChain, CassetteFormatError]:
+    def resume(cls, fd: int, *, tag_bits: int | None = None) -> Result[WriterChain, FormatProblem]:
         """The chain after every record of the file open (readable) at `fd`, header first.
 
         Reads the file with `pread` (the descriptor's offset is not moved) and links each
@@ -90,7 +88,7 @@ class WriterChain:
         with io.BufferedReader(_PreadRaw(fd)) as stream:
             problem = run_lines(state, numbered_lines(stream), finish=False)
         if problem is None and state.header_record is None:
-            problem = CassetteFormatError(EMPTY)
+            problem = FormatProblem(EMPTY)
         if problem is not None:
             return Failure(problem)
         return Success(cls(state.links, unwritten))
@@ -100,11 +98,11 @@ class WriterChain:
         """The hash of the last record linked: what the next record's previousHash names."""
         return self._links.previous_hash
 
-    def seal(self, body: InteractionBody) -> Result[Sealed, CassetteFormatError]:
+    def seal(self, body: InteractionBody) -> Result[Sealed, FormatProblem]:
         """The sealed record and its line, or why it cannot follow what was written."""
         return seal_body(body, self._links.previous_hash).bind(self._unrepeated)
 
-    def _unrepeated(self, sealed: Sealed) -> Result[Sealed, CassetteFormatError]:
+    def _unrepeated(self, sealed: Sealed) -> Result[Sealed, FormatProblem]:
         links = self._links
         refused = links.refusal(sealed.record)
         if refused == LINKED:

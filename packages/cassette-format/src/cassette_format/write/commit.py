@@ -12,7 +12,8 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.errors import CassetteFormatError, format_error
+from cassette_format.problem import FormatProblem
 
 __all__ = ["Commit", "WriteMode", "destination", "open_refusal", "place"]
 
@@ -33,7 +34,9 @@ class Commit:
 
 def open_refusal(absolute: str, mode: WriteMode, cause: OSError) -> CassetteFormatError:
     """WRITE-3's `cannot open cassette "<abs>" in <mode> mode`, with its cause."""
-    return CassetteFormatError(f'cannot open cassette "{absolute}" in {mode} mode', cause=cause)
+    return format_error(
+        FormatProblem(f'cannot open cassette "{absolute}" in {mode} mode', cause=cause)
+    )
 
 
 def destination(absolute: str, mode: WriteMode) -> str:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from cassette_canonical import fingerprint
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.records.model import (
     Capabilities,
     CassetteHeader,
@@ -29,11 +29,11 @@ def iso_timestamp(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
-def _lossy(_: object) -> CassetteFormatError:
-    return CassetteFormatError(_LOSSY, line=1)
+def _lossy(_: object) -> FormatProblem:
+    return FormatProblem(_LOSSY, line=1)
 
 
-def _hash_matches(header: CassetteHeader) -> Result[CassetteHeader, CassetteFormatError]:
+def _hash_matches(header: CassetteHeader) -> Result[CassetteHeader, FormatProblem]:
     """FMT-9 rule 18: the header's hash is the digest of the rest of it."""
     return (
         fingerprint(header.body_json())
@@ -42,13 +42,13 @@ def _hash_matches(header: CassetteHeader) -> Result[CassetteHeader, CassetteForm
             lambda digest: (
                 Success(header)
                 if digest == header.hash
-                else Failure(CassetteFormatError("header hash mismatch", line=1))
+                else Failure(FormatProblem("header hash mismatch", line=1))
             )
         )
     )
 
 
-def validate_header(header: CassetteHeader) -> Result[CassetteHeader, CassetteFormatError]:
+def validate_header(header: CassetteHeader) -> Result[CassetteHeader, FormatProblem]:
     """FMT-9 over the header's on-disk form, hash included."""
     return check_header(header.to_json()).bind(lambda _: _hash_matches(header))
 
@@ -64,7 +64,7 @@ def create_header(
     cassette_id: str,
     created_at: datetime,
     redaction_patterns: Iterable[str] = (),
-) -> Result[CassetteHeader, CassetteFormatError]:
+) -> Result[CassetteHeader, FormatProblem]:
     """A new header from its facts, id and creation time; hash computed last, then validated.
 
     Pure: the caller supplies the id and the time (the recorder passes a UUIDv4 and the

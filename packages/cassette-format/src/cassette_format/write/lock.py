@@ -39,7 +39,8 @@ from datetime import UTC, datetime
 
 from cassette_canonical.display_text import display
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.errors import CassetteFormatError, format_error
+from cassette_format.problem import FormatProblem
 from cassette_format.write.flock import Busy, Held, Unsupported, flock_holder_pid, hold, let_go
 from cassette_format.write.holder import (
     MARKER_LIMIT,
@@ -79,13 +80,13 @@ def writer_lock_path(absolute: str) -> str:
         try:
             parent = os.path.realpath(os.path.dirname(absolute), strict=True)
         except OSError as error:
-            raise CassetteFormatError(
-                f'cannot resolve cassette path "{absolute}" for writing', cause=error
+            raise format_error(
+                FormatProblem(f'cannot resolve cassette path "{absolute}" for writing', cause=error)
             ) from error
         canonical = os.path.join(parent, os.path.basename(absolute))
     except OSError as error:
-        raise CassetteFormatError(
-            f'cannot resolve cassette path "{absolute}" for writing', cause=error
+        raise format_error(
+            FormatProblem(f'cannot resolve cassette path "{absolute}" for writing', cause=error)
         ) from error
     return f"{canonical}.writer.lock"
 
@@ -145,37 +146,45 @@ class WriterLock:
         except FileNotFoundError:
             return  # marker vanished: leave the directory, fail closed (GAP-20)
         except OSError as error:
-            raise CassetteFormatError(
-                f'cannot release cassette writer lock "{self.path}"', cause=error
+            raise format_error(
+                FormatProblem(f'cannot release cassette writer lock "{self.path}"', cause=error)
             ) from error
         try:
             os.rmdir(self.path)
         except FileNotFoundError:
             return
         except OSError as error:
-            raise CassetteFormatError(
-                f'cannot release cassette writer lock "{self.path}"; '
-                "the lock directory contains unowned data",
-                cause=error,
+            raise format_error(
+                FormatProblem(
+                    f'cannot release cassette writer lock "{self.path}"; '
+                    "the lock directory contains unowned data",
+                    cause=error,
+                )
             ) from error
 
 
 def _busy(lock_path: str, who: str) -> CassetteFormatError:
-    return CassetteFormatError(f'cannot acquire cassette writer lock "{lock_path}"{_ACTIVE}; {who}')
+    return format_error(
+        FormatProblem(f'cannot acquire cassette writer lock "{lock_path}"{_ACTIVE}; {who}')
+    )
 
 
 def _refused(lock_path: str, error: OSError) -> CassetteFormatError:
     if error.errno == errno.ELOOP:
         return _symlink_refused(lock_path, error.filename or lock_path, error)
-    return CassetteFormatError(f'cannot acquire cassette writer lock "{lock_path}"', cause=error)
+    return format_error(
+        FormatProblem(f'cannot acquire cassette writer lock "{lock_path}"', cause=error)
+    )
 
 
 def _symlink_refused(lock_path: str, name: str, error: OSError | None) -> CassetteFormatError:
     """A planted symlink where the lock keeps its files: refused, never followed (issue 26)."""
-    return CassetteFormatError(
-        f'cannot acquire cassette writer lock "{lock_path}": "{name}" is a symbolic link '
-        "and is never followed; remove it if it is not yours",
-        cause=error,
+    return format_error(
+        FormatProblem(
+            f'cannot acquire cassette writer lock "{lock_path}": "{name}" is a symbolic link '
+            "and is never followed; remove it if it is not yours",
+            cause=error,
+        )
     )
 
 
@@ -352,8 +361,8 @@ def _write_marker(lock_path: str, directory: int, holder: LockHolder) -> str:
                 os.unlink(name, dir_fd=directory)
         with contextlib.suppress(OSError):
             os.rmdir(lock_path)
-        raise CassetteFormatError(
-            f'cannot initialize cassette writer lock "{lock_path}"', cause=error
+        raise format_error(
+            FormatProblem(f'cannot initialize cassette writer lock "{lock_path}"', cause=error)
         ) from error
     return owner_path
 

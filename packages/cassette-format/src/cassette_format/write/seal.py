@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from cassette_canonical import canonical_bytes, canonical_json
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.problem import FormatProblem
 from cassette_format.read.record_line import HASH_MEMBER
 from cassette_format.records.model import (
     HASH,
@@ -47,8 +47,8 @@ _PLACEHOLDER: Final = "sha256:" + "0" * 64
 _DIGITS: Final = 64
 
 
-def _lossy(_: object) -> CassetteFormatError:
-    return CassetteFormatError(LOSSY)
+def _lossy(_: object) -> FormatProblem:
+    return FormatProblem(LOSSY)
 
 
 def _stamped(text: bytes) -> tuple[str, bytes]:
@@ -64,7 +64,7 @@ def _stamped(text: bytes) -> tuple[str, bytes]:
     return "sha256:" + digest, text[:digits] + digest.encode("ascii") + text[digits + _DIGITS :]
 
 
-def sealed_line(unhashed: dict[str, JsonValue]) -> Result[tuple[str, bytes], CassetteFormatError]:
+def sealed_line(unhashed: dict[str, JsonValue]) -> Result[tuple[str, bytes], FormatProblem]:
     """A record's hash (FMT-15) and its exact canonical JSONL line (with `\\n`)."""
     placed = {**unhashed, HASH: _PLACEHOLDER}
     return canonical_bytes(placed).alt(_lossy).map(_stamped).map(_with_newline)
@@ -110,7 +110,7 @@ def _interaction(body: InteractionBody, previous_hash: str, digest: str) -> Cass
     )
 
 
-def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, CassetteFormatError]:
+def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, FormatProblem]:
     """Chain `body` after `previous_hash`, hash and check it as line `sequence + 1` (WRITE-7).
 
     link -> one serialization and one hash -> check (FMT-10 rules 1-9) on the record's JSON.
@@ -123,27 +123,27 @@ def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, Casse
             return check_interaction(unhashed, line_number, previous_hash).map(
                 lambda record: Sealed(_interaction(body, previous_hash, digest), line, record)
             )
-        case Failure(CassetteFormatError() as problem):
+        case Failure(FormatProblem() as problem):
             return Failure(problem)
     raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
 
 
 def seal_interaction(
     body: InteractionBody, previous_hash: str
-) -> Result[CassetteInteraction, CassetteFormatError]:
+) -> Result[CassetteInteraction, FormatProblem]:
     """The typed interaction `body` becomes after `previous_hash` (WRITE-7), checked."""
     return seal_body(body, previous_hash).map(lambda sealed: sealed.interaction)
 
 
-def _line(text: Result[str, object]) -> Result[bytes, CassetteFormatError]:
+def _line(text: Result[str, object]) -> Result[bytes, FormatProblem]:
     return text.map(lambda canonical: canonical.encode("utf-8") + b"\n").alt(_lossy)
 
 
-def interaction_line(interaction: CassetteInteraction) -> Result[bytes, CassetteFormatError]:
+def interaction_line(interaction: CassetteInteraction) -> Result[bytes, FormatProblem]:
     """The canonical JSONL line (with `\\n`) of a sealed interaction."""
     return _line(canonical_json(interaction.to_json()))
 
 
-def header_line(header: CassetteHeader) -> Result[bytes, CassetteFormatError]:
+def header_line(header: CassetteHeader) -> Result[bytes, FormatProblem]:
     """The canonical JSONL line (with `\\n`) of a header."""
     return _line(canonical_json(header.to_json()))

@@ -34,10 +34,15 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
-from returns.functions import identity
 from returns.result import Failure, Result, Success
 
-from cassette_format.errors import CassetteFormatError
+from cassette_format.errors import (
+    CassetteFormatError,
+    InteractionRefused,
+    format_error,
+    value_or_raise,
+)
+from cassette_format.problem import FormatProblem
 from cassette_format.read.lines import MAX_LINE_BYTES
 from cassette_format.read.parse import read_cassette
 from cassette_format.read.tail_seal import TailSeal
@@ -51,7 +56,6 @@ from cassette_format.records.model import (
     StartErrorOutcome,
 )
 from cassette_format.records.policy import policy_changes
-from cassette_format.result_edge import or_raise
 from cassette_format.write.chain import Sealed, WriterChain
 from cassette_format.write.commit import Commit, WriteMode, destination, open_refusal, place
 from cassette_format.write.header import validate_header
@@ -70,57 +74,45 @@ from cassette_format.write.tail_seal import remove_seal, write_seal
 __all__ = ["CassetteWriter", "InteractionRefused", "WriteMode"]
 
 
-class InteractionRefused(CassetteFormatError):
-    """One interaction no reader would accept: the writer goes on, the call still ends as a line.
-
-    In its place the writer wrote the same call (same sequence, keys and request) ending as
-    a `result-error` (`start-error` if unpublished) whose error names this refusal, so the
-    chain stays whole; every other append and the commit are unaffected. Only when even that
-    line would be refused (a request over the bound) is nothing written.
-    """
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_refused, (self.message,))
-
-
-def _rebuild_refused(message: str) -> InteractionRefused:
-    return InteractionRefused(message)
-
-
 def _check_append_compatible(existing: CassetteHeader, requested: CassetteHeader) -> None:
     """WRITE-4: the first differing policy field, compared as canonical text."""
     changed = policy_changes(existing, requested)
     if changed:
-        raise CassetteFormatError(
-            f"cannot append: existing header {changed[0]} differs from configured value"
+        raise format_error(
+            FormatProblem(
+                f"cannot append: existing header {changed[0]} differs from configured value"
+            )
         )
 
 
-def _within_bounds(sealed: Sealed) -> Result[Sealed, CassetteFormatError]:
+def _within_bounds(sealed: Sealed) -> Result[Sealed, FormatProblem]:
     """The line, unless a reader would refuse it as too long (FMT-3's bound, `read/lines`)."""
     size = len(sealed.line) - 1  # without its `\n`
     if size <= MAX_LINE_BYTES:
         return Success(sealed)
     return Failure(
-        InteractionRefused(
+        FormatProblem(
             f"interaction sequence {sealed.interaction.sequence} was not written: its line "
             f"would be {size} bytes, longer than the {MAX_LINE_BYTES}-byte line bound "
-            "every cassette reader enforces"
+            "every cassette reader enforces",
+            per_call=True,
         )
     )
 
 
-def _substitute(body: InteractionBody, refusal: CassetteFormatError) -> InteractionBody:
+def _substitute(body: InteractionBody, refusal: FormatProblem) -> InteractionBody:
     """The same call ended as an error line naming the refusal (metadata only, no values)."""
-    error = RecordedError(type(refusal).__name__, refusal.message, refusal.code)
+    error = RecordedError(format_error(refusal).name, refusal.message, refusal.code)
     outcome = ResultErrorOutcome(error) if body.published else StartErrorOutcome(error)
     return dataclasses.replace(body, outcome=outcome)
 
 
-def _per_call(problem: CassetteFormatError, body: InteractionBody) -> CassetteFormatError:
+def _per_call(problem: FormatProblem, body: InteractionBody) -> FormatProblem:
     """A value no reader accepts fails its own call only; any other problem stops the writer."""
-    if problem.message == LOSSY and not isinstance(problem, InteractionRefused):
-        return InteractionRefused(f"interaction sequence {body.sequence} was not written: {LOSSY}")
+    if problem.message == LOSSY and not problem.per_call:
+        return FormatProblem(
+            f"interaction sequence {body.sequence} was not written: {LOSSY}", per_call=True
+        )
     return problem
 
 
@@ -181,16 +173,18 @@ class CassetteWriter:
     ) -> Self:
         """`open` for synchronous callers (it blocks on disk I/O)."""
         match validate_header(header):
-            case Failure(CassetteFormatError() as problem):
-                raise problem
+            case Failure(FormatProblem() as problem):
+                raise format_error(problem)
         absolute = os.path.abspath(os.fspath(path))
         directory = os.path.dirname(absolute)
         try:
             os.makedirs(directory, exist_ok=True)
         except OSError as error:
-            raise CassetteFormatError(
-                f'cannot create the directory of cassette "{absolute}": {error.strerror}',
-                cause=error,
+            raise format_error(
+                FormatProblem(
+                    f'cannot create the directory of cassette "{absolute}": {error.strerror}',
+                    cause=error,
+                )
             ) from error
         lock = acquire_writer_lock(absolute)
         try:
@@ -199,11 +193,13 @@ class CassetteWriter:
             try:
                 lock.release()
             except CassetteFormatError as release_error:
-                raise CassetteFormatError(
-                    f'cannot open cassette "{absolute}" and release its writer lock',
-                    cause=BaseExceptionGroup(
-                        "cassette open and writer lock release failed", [error, release_error]
-                    ),
+                raise format_error(
+                    FormatProblem(
+                        f'cannot open cassette "{absolute}" and release its writer lock',
+                        cause=BaseExceptionGroup(
+                            "cassette open and writer lock release failed", [error, release_error]
+                        ),
+                    )
                 ) from error
             raise
 
@@ -215,10 +211,10 @@ class CassetteWriter:
             match read_cassette(absolute):
                 case Success(CassetteFile() as existing):
                     return cls._open_append(absolute, header, lock, existing)
-                case Failure(CassetteFormatError() as problem) if not isinstance(
-                    problem.__cause__, FileNotFoundError
+                case Failure(FormatProblem() as problem) if not isinstance(
+                    problem.cause, FileNotFoundError
                 ):
-                    raise problem
+                    raise format_error(problem)
             # A missing append target starts a new cassette in place (WRITE-3): every
             # complete line of an interrupted first run is kept for the next append.
             try:
@@ -260,18 +256,18 @@ class CassetteWriter:
             match header_line(header):
                 case Success(bytes() as line):
                     write_all(fd, line)
-                case Failure(CassetteFormatError() as problem):
-                    raise problem
+                case Failure(FormatProblem() as problem):
+                    raise format_error(problem)
             os.fsync(fd)
-            chain = or_raise(WriterChain.resume(fd), identity)
+            chain = value_or_raise(WriterChain.resume(fd))
         except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
                 os.close(fd)
             if commit is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(commit.partial)  # nothing was recorded yet
-            raise CassetteFormatError(
-                f'cannot initialize cassette "{absolute}"', cause=error
+            raise format_error(
+                FormatProblem(f'cannot initialize cassette "{absolute}"', cause=error)
             ) from error
         return cls(absolute, fd, lock, header, (), chain=chain, commit=commit)
 
@@ -287,19 +283,19 @@ class CassetteWriter:
         try:
             fd = os.open(absolute, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         except OSError as error:
-            raise CassetteFormatError(
-                f'cannot open cassette "{absolute}" in append mode', cause=error
+            raise format_error(
+                FormatProblem(f'cannot open cassette "{absolute}" in append mode', cause=error)
             ) from error
         try:
             size = os.fstat(fd).st_size
             if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
                 write_all(fd, b"\n")  # WRITE-5: repair a missing trailing newline
-            chain = or_raise(WriterChain.resume(fd), identity)
+            chain = value_or_raise(WriterChain.resume(fd))
         except (OSError, CassetteFormatError) as error:
             with contextlib.suppress(OSError):
                 os.close(fd)
-            raise CassetteFormatError(
-                f'cannot prepare cassette "{absolute}" for append', cause=error
+            raise format_error(
+                FormatProblem(f'cannot prepare cassette "{absolute}" for append', cause=error)
             ) from error
         return cls(absolute, fd, lock, existing.header, existing.interactions, chain=chain)
 
@@ -318,10 +314,10 @@ class CassetteWriter:
         sealing changes nothing.
         """
         if self._closed:
-            raise CassetteFormatError("cassette writer is closed")
+            raise format_error(FormatProblem("cassette writer is closed"))
         with self._mutex:
             if self._closed:
-                raise CassetteFormatError("cassette writer is closed")
+                raise format_error(FormatProblem("cassette writer is closed"))
             if self._poison is None:
                 self._poison = self._file_changed()
             if self._poison is not None:
@@ -329,15 +325,15 @@ class CassetteWriter:
             match self._chain.seal(body).bind(_within_bounds):
                 case Success(Sealed() as sealed):
                     return self._write_sealed(sealed)
-                case Failure(CassetteFormatError() as problem):
+                case Failure(FormatProblem() as problem):
                     problem = _per_call(problem, body)
-                    if not isinstance(problem, InteractionRefused):
-                        self._poison = problem
-                        raise problem
+                    if not problem.per_call:
+                        self._poison = format_error(problem)
+                        raise self._poison
             match self._chain.seal(_substitute(body, problem)).bind(_within_bounds):
                 case Success(Sealed() as substitute):  # the call still ends as a line
                     self._write_sealed(substitute)
-            raise problem
+            raise format_error(problem)
 
     def _write_sealed(self, sealed: Sealed) -> CassetteInteraction:
         """Link and write one sealed line (the mutex is held); a failed write stops the writer."""
@@ -357,17 +353,21 @@ class CassetteWriter:
         try:
             os.ftruncate(self._fd, self._size)
         except OSError as truncate_error:
-            return CassetteFormatError(
-                f"cannot write {self._subject} nor cut it back to its last complete record "
-                f"at byte {self._size}",
-                cause=BaseExceptionGroup(
-                    "cassette write and roll-back failed", [error, truncate_error]
-                ),
+            return format_error(
+                FormatProblem(
+                    f"cannot write {self._subject} nor cut it back to its last complete record "
+                    f"at byte {self._size}",
+                    cause=BaseExceptionGroup(
+                        "cassette write and roll-back failed", [error, truncate_error]
+                    ),
+                )
             )
-        return CassetteFormatError(
-            f"cannot write {self._subject}: {error.strerror or error}; "
-            f"it was cut back to its last complete record at byte {self._size}",
-            cause=error,
+        return format_error(
+            FormatProblem(
+                f"cannot write {self._subject}: {error.strerror or error}; "
+                f"it was cut back to its last complete record at byte {self._size}",
+                cause=error,
+            )
         )
 
     def _file_changed(self) -> CassetteFormatError | None:
@@ -382,21 +382,27 @@ class CassetteWriter:
             found = os.stat(named)
             held = os.fstat(self._fd)
         except FileNotFoundError:
-            return CassetteFormatError(
-                f"{self._subject} was removed while being written; the recording stopped"
+            return format_error(
+                FormatProblem(
+                    f"{self._subject} was removed while being written; the recording stopped"
+                )
             )
         except OSError as error:
-            return CassetteFormatError(f"cannot check {self._subject}", cause=error)
+            return format_error(FormatProblem(f"cannot check {self._subject}", cause=error))
         if (found.st_dev, found.st_ino) != self._identity:
-            return CassetteFormatError(
-                f"{self._subject} no longer names the file this writer opened "
-                "(it was replaced or moved while being written); the recording stopped"
+            return format_error(
+                FormatProblem(
+                    f"{self._subject} no longer names the file this writer opened "
+                    "(it was replaced or moved while being written); the recording stopped"
+                )
             )
         if held.st_size != self._size:
-            return CassetteFormatError(
-                f"{self._subject} changed size under its writer (expected {self._size} bytes, "
-                f"found {held.st_size}): another process truncated or wrote it; "
-                "the recording stopped"
+            return format_error(
+                FormatProblem(
+                    f"{self._subject} changed size under its writer (expected {self._size} bytes, "
+                    f"found {held.st_size}): another process truncated or wrote it; "
+                    "the recording stopped"
+                )
             )
         return None
 
@@ -440,9 +446,11 @@ class CassetteWriter:
         if len(errors) == 1:
             raise errors[0]
         if errors:
-            raise CassetteFormatError(
-                f'cannot close cassette writer "{self.path}"',
-                cause=BaseExceptionGroup("cassette writer close failed", errors),
+            raise format_error(
+                FormatProblem(
+                    f'cannot close cassette writer "{self.path}"',
+                    cause=BaseExceptionGroup("cassette writer close failed", errors),
+                )
             )
 
     def _close_files(self) -> list[BaseException]:
@@ -456,7 +464,7 @@ class CassetteWriter:
                 step(self._fd)
             except OSError as error:
                 errors.append(
-                    CassetteFormatError(f'cannot close cassette "{self.path}"', cause=error)
+                    format_error(FormatProblem(f'cannot close cassette "{self.path}"', cause=error))
                 )
         clean = not errors and self._poison is None and not self._interrupted
         if clean:
@@ -477,18 +485,22 @@ class CassetteWriter:
                 place(commit)
             except FileExistsError as error:
                 return [
-                    CassetteFormatError(
-                        f'cannot commit cassette "{self.path}": it was created by someone else '
-                        f'while recording; the recording stays in "{commit.partial}"',
-                        cause=error,
+                    format_error(
+                        FormatProblem(
+                            f'cannot commit cassette "{self.path}": it was created by someone else '
+                            f'while recording; the recording stays in "{commit.partial}"',
+                            cause=error,
+                        )
                     )
                 ]
             except OSError as error:
                 return [
-                    CassetteFormatError(
-                        f'cannot commit cassette "{self.path}"; '
-                        f'the recording stays in "{commit.partial}"',
-                        cause=error,
+                    format_error(
+                        FormatProblem(
+                            f'cannot commit cassette "{self.path}"; '
+                            f'the recording stays in "{commit.partial}"',
+                            cause=error,
+                        )
                     )
                 ]
             self.partial_path = None
@@ -499,7 +511,9 @@ class CassetteWriter:
             write_seal(sealed_path, seal)
         except OSError as error:
             return [
-                CassetteFormatError(f'cannot seal cassette "{self.path}" after commit', cause=error)
+                format_error(
+                    FormatProblem(f'cannot seal cassette "{self.path}" after commit', cause=error)
+                )
             ]
         return []
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final, TypeVar
 
-from cassette_format.errors import CassetteError
+from cassette_format.errors import CassetteError, format_error
 from cassette_format.records import (
     FullRequest,
     FullRequestView,
@@ -98,7 +98,7 @@ def _widened(error: Exception) -> Exception:
 
 
 def _checked_metadata(metadata: RequestMetadata) -> Result[RequestMetadata, Exception]:
-    return check_metadata(metadata.to_json(), REQUEST).map(lambda _: metadata)
+    return check_metadata(metadata.to_json(), REQUEST).map(lambda _: metadata).alt(format_error)
 
 
 def request_view(
@@ -119,7 +119,7 @@ def request_view(
         )
     match redactor.redact(body, "prompt"):
         case Success((_, count)):
-            checked: Result[None, Exception] = check_full_request(body, REQUEST).alt(_widened)
+            checked: Result[None, Exception] = check_full_request(body, REQUEST).alt(format_error)
             return (  # FMT-11 refused here, not by the writer
                 checked.bind(lambda _: _full_request(body).alt(_widened)).map(
                     lambda request: FullRequestView(value=request, redactions=count)

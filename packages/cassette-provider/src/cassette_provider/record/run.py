@@ -16,7 +16,8 @@ import enum
 from collections.abc import Callable
 from typing import Final, cast
 
-from cassette_format.errors import CassetteError, CassetteFormatError
+from cassette_format.errors import CassetteError, format_error
+from cassette_format.problem import FormatProblem
 from cassette_format.records import (
     CassetteInteraction,
     InteractionBody,
@@ -66,7 +67,7 @@ def _unwatched() -> None:
 
 def _storable(redacted: tuple[object, int]) -> Result[tuple[object, int], CassetteError]:
     """The redacted result, or why the cassette cannot hold it (FMT-13)."""
-    return check_result(redacted[0], _RESULT).map(lambda _: redacted)
+    return check_result(redacted[0], _RESULT).map(lambda _: redacted).alt(format_error)
 
 
 class Phase(enum.Enum):
@@ -332,7 +333,7 @@ class RecordedRun:
         """Settle the line with the write's outcome and close the call in the ledger."""
         self._phase = Phase.SETTLED
         if write.cancelled():
-            self._line.set_exception(CassetteFormatError(_WRITE_CANCELLED))
+            self._line.set_exception(format_error(FormatProblem(_WRITE_CANCELLED)))
         elif (error := write.exception()) is not None:
             self._line.set_exception(error)
         else:
