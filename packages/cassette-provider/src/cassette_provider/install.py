@@ -22,7 +22,7 @@ from cassette_format.result_edge import or_raise
 from cassette_format.write.header import create_header, iso_timestamp
 from cassette_format.write.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
-from cassette_topology.exceptions import value_or_raise
+from cassette_topology.exceptions import exception_for, value_or_raise
 from cassette_topology.matcher import invalid_matcher_options
 from returns.functions import identity
 
@@ -124,7 +124,7 @@ class ReplayConfig:
             self.duplicate_policy, self.allow_redacted_replay, self.strict_subtrees
         )
         if refused is not None:
-            raise refused.to_exception()
+            raise exception_for(refused)
         if not _finite_number(self.speed, minimum=0.001):
             raise _invalid("speed must be a finite number greater than or equal to 0.001")
         _check_clock(self.clock)

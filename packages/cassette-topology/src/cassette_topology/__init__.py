@@ -1,7 +1,7 @@
 """cassette-topology: stable call keys, topology tracking, strict matching, diagnostics, diff.
 
 Pure: no I/O and no clocks. Core steps return `returns` Results carrying a `TopologyError`;
-`TopologyError.to_exception()` gives the exception the edges raise.
+`cassette_topology.exceptions.exception_for(error)` gives the exception the edges raise.
 """
 
 from cassette_format.records.identity import CallGroup, CallIdentity, GroupKey

@@ -1,4 +1,4 @@
-"""The one failure type of the topology core, and the exceptions it becomes at the edges."""
+"""The one failure value of the topology core; `exceptions` alone turns it into exceptions."""
 
 from __future__ import annotations
 
@@ -30,9 +30,3 @@ class TopologyError:
     canonical_code: str | None = None
     #: A line the lazy reader delivered no longer verifies: the loader's problem (CASSETTE_FORMAT).
     format_problem: FormatProblem | None = field(default=None, compare=False)
-
-    def to_exception(self) -> Exception:
-        """The exception a Python caller expects for this failure, carrying the same code."""
-        from cassette_topology.exceptions import exception_for
-
-        return exception_for(self)

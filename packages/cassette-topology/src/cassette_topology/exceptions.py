@@ -1,4 +1,7 @@
-"""Exceptions raised at the edges for topology failures, with the ERR-1 classes and codes."""
+"""The error edge of cassette-topology: the ERR-1 exceptions made from `TopologyError`s.
+
+The only module of the package that builds an exception for a core failure.
+"""
 
 from __future__ import annotations
 
@@ -69,4 +72,4 @@ def exception_for(error: TopologyError) -> Exception:
 
 def value_or_raise(result: Result[T, TopologyError]) -> T:
     """At an edge: the success value, or the failure raised as its exception."""
-    return or_raise(result, TopologyError.to_exception)
+    return or_raise(result, exception_for)

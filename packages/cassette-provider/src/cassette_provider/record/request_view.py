@@ -17,6 +17,7 @@ from cassette_format.records import (
 from cassette_format.records.frozen_json import adopt_array, adopt_object
 from cassette_format.rules.interaction import check_full_request, check_metadata
 from cassette_topology import request_metadata
+from cassette_topology.exceptions import exception_for
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.errors import INVALID_CONFIG
@@ -112,7 +113,7 @@ def request_view(
         # Issue 14: the stored label and names are redacted too (the file gets committed).
         return (
             request_metadata(body)
-            .alt(lambda error: error.to_exception())
+            .alt(exception_for)
             .map(redactor.redact_metadata)
             .bind(_checked_metadata)  # FMT-11 refused here (a negative maxDepth), not by the writer
             .map(lambda metadata: MetadataRequestView(metadata=metadata))

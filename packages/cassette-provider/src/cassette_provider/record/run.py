@@ -33,6 +33,7 @@ from cassette_format.rules.interaction import check_result
 from cassette_format.write.header import iso_timestamp
 from cassette_topology import ReservedCall
 from cassette_topology.errors import TopologyError
+from cassette_topology.exceptions import exception_for
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortSignal, CancelledRunError
@@ -183,7 +184,7 @@ class RecordedRun:
         if local is not None:
             match self._ledger.tracker.register_local_child(str(local.id), key):
                 case Failure(TopologyError() as refused):
-                    await self._local_child_failed(run, refused.to_exception())
+                    await self._local_child_failed(run, exception_for(refused))
         self._upstream, self._local, self._phase = run, local is not None, Phase.RUNNING
         self._result = asyncio.ensure_future(self._drive(run))
         self._result.add_done_callback(self._ended)
