@@ -6,6 +6,7 @@ import json
 
 import pytest
 from cassette_canonical import JsonValue
+from cassette_format.problem import FormatProblem
 from cassette_topology.sessions import (
     SESSION_EXHAUSTED,
     SESSION_EXTRA,
@@ -15,7 +16,6 @@ from cassette_topology.sessions import (
     SESSION_UNCONSUMED,
     BindingState,
     ScriptedCall,
-    SessionError,
     SessionScript,
     check_consumed,
     next_call,
@@ -62,14 +62,14 @@ def _ok(
 
 def _fails(
     state: BindingState, session: str | None, owner: int, index: int, ordinal: int | None = None
-) -> SessionError:
+) -> FormatProblem:
     result = next_call(state, session, digest(_request(owner, index)), ordinal)
     assert isinstance(result, Failure)
-    error: SessionError = result.failure()
+    error: FormatProblem = result.failure()
     return error
 
 
-def _assert_metadata_only(error: SessionError) -> None:
+def _assert_metadata_only(error: FormatProblem) -> None:
     # DIAG-6 in spirit: no prompt or result bodies in the message or the diagnostic
     for text in (error.message, json.dumps(error.diagnostic)):
         assert CANARY_PROMPT not in text

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from cassette_canonical import JsonValue
+from cassette_format.problem import FormatProblem
 from cassette_topology.sessions import (
     BY_REQUEST,
     FIRST_CALL,
@@ -18,7 +19,6 @@ from cassette_topology.sessions import (
     BindingState,
     LiveModelCall,
     ScriptedCall,
-    SessionError,
     SessionLog,
     SessionLogHeader,
     SessionScript,
@@ -92,10 +92,10 @@ def _ok(state: BindingState, live: LiveModelCall) -> tuple[BindingState, Scripte
     raise AssertionError("unreachable")
 
 
-def _fails(state: BindingState, live: LiveModelCall) -> SessionError:
+def _fails(state: BindingState, live: LiveModelCall) -> FormatProblem:
     routed = route_call(state, live)
     assert isinstance(routed, Failure)
-    error: SessionError = routed.failure()
+    error: FormatProblem = routed.failure()
     for text in (error.message, json.dumps(error.diagnostic)):
         assert CANARY not in text  # metadata only
     return error

@@ -7,10 +7,10 @@ import json
 
 import pytest
 from cassette_canonical import JsonValue, canonical_json
+from cassette_format.problem import FormatProblem
 from cassette_format.sessions import (
     SESSION_LOG_FORMAT,
     RecordedCall,
-    SessionError,
     SessionLog,
     SessionLogHeader,
     encode_session_log,
@@ -38,10 +38,10 @@ def _text(session_log: SessionLog) -> str:
     return encode_session_log(session_log).unwrap()
 
 
-def _error(data: str | bytes) -> SessionError:
+def _error(data: str | bytes) -> FormatProblem:
     match parse_session_log(data):
         case Failure(error):
-            found: SessionError = error
+            found: FormatProblem = error
             return found
         case Success(parsed):
             raise AssertionError(f"expected a failure, parsed {parsed.header}")

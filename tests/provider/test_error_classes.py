@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cassette_provider
 import pytest
+from cassette_format.problem import FormatProblem
 from cassette_provider import (
     CassetteError,
     FunctionProvider,
@@ -20,7 +21,7 @@ from cassette_provider import (
 )
 from cassette_provider.contract.errors import RUN_RESULT_SHAPE
 from cassette_provider.contract.registry import DUPLICATE_PROVIDER, NO_PROVIDER
-from cassette_topology.sessions import SESSION_EXTRA, SessionError
+from cassette_topology.sessions import SESSION_EXTRA
 
 _NOT_FAILURES = {"AbortError"}
 
@@ -83,6 +84,6 @@ async def test_a_run_function_returning_no_result_mapping_is_a_coded_error_showi
 
 
 def test_a_model_replay_error_is_a_cassette_error_with_the_session_code() -> None:
-    error = ModelReplayError(SessionError(SESSION_EXTRA, "one call too many"))
+    error = ModelReplayError(FormatProblem("one call too many", code=SESSION_EXTRA))
     assert isinstance(error, CassetteError)
     assert (error.code, str(error)) == (SESSION_EXTRA, "one call too many")

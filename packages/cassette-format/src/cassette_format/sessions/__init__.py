@@ -11,7 +11,6 @@ from cassette_format.sessions.errors import (
     SESSION_LOG_FORMAT,
     SESSION_LOG_READ,
     SESSION_LOG_WRITE,
-    SessionError,
     quote,
 )
 from cassette_format.sessions.records import (
@@ -29,7 +28,6 @@ __all__ = [
     "SESSION_LOG_VERSION",
     "SESSION_LOG_WRITE",
     "RecordedCall",
-    "SessionError",
     "SessionLog",
     "SessionLogHeader",
     "created_at_instant",

@@ -21,10 +21,11 @@ from cassette_canonical import JsonValue, canonical_json, fingerprint, is_digest
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
+from cassette_format.problem import FormatProblem
 from cassette_format.records.members import present
 from cassette_format.records.own_hash import own_hash
 from cassette_format.sessions.created_at import created_at_instant
-from cassette_format.sessions.errors import SESSION_LOG_FORMAT, SessionError
+from cassette_format.sessions.errors import SESSION_LOG_FORMAT
 from cassette_format.sessions.records import (
     CHUNK_KIND,
     HEADER_KIND,
@@ -117,9 +118,9 @@ class _ParseState:
     previous_hash: str | None
 
 
-def _problem(line: int, message: str) -> SessionError:
+def _problem(line: int, message: str) -> FormatProblem:
     """A format error located at a physical line."""
-    return SessionError(SESSION_LOG_FORMAT, f"line {line}: {message}", line=line)
+    return FormatProblem(f"line {line}: {message}", code=SESSION_LOG_FORMAT, line=line)
 
 
 def _is_count(value: object, minimum: int) -> bool:
@@ -139,7 +140,7 @@ def _unknown_key(record: dict[str, JsonValue], allowed: frozenset[str]) -> str |
     return next((key for key in record if key not in allowed), None)
 
 
-def _check_hash(line: int, record: dict[str, JsonValue]) -> Result[str, SessionError]:
+def _check_hash(line: int, record: dict[str, JsonValue]) -> Result[str, FormatProblem]:
     """Verify a record's own `hash` over the record without it; answer the hash."""
     claimed = record.get("hash")
     if not is_digest(claimed) or not isinstance(claimed, str):
@@ -155,7 +156,7 @@ def _check_hash(line: int, record: dict[str, JsonValue]) -> Result[str, SessionE
     )
 
 
-def _header_problem(line: int, record: dict[str, JsonValue]) -> SessionError | None:
+def _header_problem(line: int, record: dict[str, JsonValue]) -> FormatProblem | None:
     """The first rule a header record breaks, or None."""
     if record.get("kind") != HEADER_KIND:
         return _problem(line, "the first record is not a session-log header")
@@ -186,7 +187,7 @@ def _header_problem(line: int, record: dict[str, JsonValue]) -> SessionError | N
     return None
 
 
-def _read_header(line: int, record: dict[str, JsonValue]) -> Result[_ParseState, SessionError]:
+def _read_header(line: int, record: dict[str, JsonValue]) -> Result[_ParseState, FormatProblem]:
     """Validate the header record and start the fold."""
     problem = _header_problem(line, record)
     if problem is not None:
@@ -208,7 +209,7 @@ def _read_header(line: int, record: dict[str, JsonValue]) -> Result[_ParseState,
 
 def _entry_problem(
     line: int, record: dict[str, JsonValue], state: _ParseState
-) -> SessionError | None:
+) -> FormatProblem | None:
     """The first rule an entry record breaks given the calls read so far, or None."""
     kind = record.get("kind")
     allowed = _ENTRY_KEYS.get(kind) if isinstance(kind, str) else None
@@ -254,14 +255,14 @@ def _entry_problem(
 
 def _chain_problem(
     line: int, record: dict[str, JsonValue], state: _ParseState
-) -> SessionError | None:
+) -> FormatProblem | None:
     """An entry whose previousHash is not the previous record's hash."""
     if record.get("previousHash") != state.previous_hash:
         return _problem(line, "hash chain points to the wrong previous record")
     return None
 
 
-def _match_problem(line: int, record: dict[str, JsonValue]) -> SessionError | None:
+def _match_problem(line: int, record: dict[str, JsonValue]) -> FormatProblem | None:
     """The unredacted request's fingerprints: both digests, or neither."""
     exact, binding = record.get("matchFingerprint"), record.get("matchBindingFingerprint")
     if exact is None and binding is None:
@@ -275,7 +276,7 @@ def _match_problem(line: int, record: dict[str, JsonValue]) -> SessionError | No
 
 def _redactions_problem(
     line: int, record: dict[str, JsonValue], open_call: _OpenCall
-) -> SessionError | None:
+) -> FormatProblem | None:
     """`redactions` counts request and response matches; a redacted request has match prints."""
     redactions = record.get("redactions")
     request_count = 0
@@ -295,7 +296,7 @@ def _redactions_problem(
 
 def _apply_entry(
     line: int, record: dict[str, JsonValue], state: _ParseState, digest: str
-) -> Result[_ParseState, SessionError]:
+) -> Result[_ParseState, FormatProblem]:
     """Fold one validated entry into the state."""
     kind = record["kind"]
     open_call = state.open_call
@@ -358,7 +359,7 @@ def _redaction_count(record: dict[str, JsonValue], part: str) -> int:
 
 def _read_entry(
     line: int, record: dict[str, JsonValue], state: _ParseState
-) -> Result[_ParseState, SessionError]:
+) -> Result[_ParseState, FormatProblem]:
     """Validate one entry against the fold state, verify its hash and fold it in."""
     problem = _entry_problem(line, record, state)
     if problem is not None:
@@ -368,10 +369,10 @@ def _read_entry(
 
 def _step(
     line: int, text: str, state: _ParseState | None
-) -> Result[_ParseState | None, SessionError]:
+) -> Result[_ParseState | None, FormatProblem]:
     """Parse one non-blank line and fold it: the first is the header, the rest are entries."""
 
-    def fold(value: JsonValue) -> Result[_ParseState | None, SessionError]:
+    def fold(value: JsonValue) -> Result[_ParseState | None, FormatProblem]:
         if not isinstance(value, dict):
             return Failure(_problem(line, "must be a JSON object"))
         read = _read_header(line, value) if state is None else _read_entry(line, value, state)
@@ -387,7 +388,7 @@ _NOT_CANONICAL: Final = "is not canonical JSON text (one canonical JSON object p
 
 def _laid_out(
     line: int, text: str, value: JsonValue, folded: _ParseState | None
-) -> Result[_ParseState | None, SessionError]:
+) -> Result[_ParseState | None, FormatProblem]:
     """A record every rule accepted must also be written as its canonical text."""
     if canonical_json(value).map(text.__ne__).value_or(False):
         return Failure(_problem(line, _NOT_CANONICAL))
@@ -401,24 +402,24 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, raw.removesuffix("\r")
 
 
-def _finish(state: _ParseState | None, source: str | None) -> Result[SessionLog, SessionError]:
+def _finish(state: _ParseState | None, source: str | None) -> Result[SessionLog, FormatProblem]:
     """Check what only the whole file can show, then build the log."""
     if state is None or state.header is None:
-        return Failure(SessionError(SESSION_LOG_FORMAT, "session log is empty"))
+        return Failure(FormatProblem("session log is empty", code=SESSION_LOG_FORMAT))
     if state.open_call is not None:
         return Failure(
-            SessionError(
-                SESSION_LOG_FORMAT,
+            FormatProblem(
                 f"call {state.open_call.index} has a request but no response",
+                code=SESSION_LOG_FORMAT,
                 call_index=state.open_call.index,
             )
         )
     seed = state.header.seed_calls
     if seed is not None and seed > len(state.calls):
         return Failure(
-            SessionError(
-                SESSION_LOG_FORMAT,
+            FormatProblem(
                 f"header.seedCalls {seed} is beyond the {len(state.calls)} recorded call(s)",
+                code=SESSION_LOG_FORMAT,
             )
         )
     return Success(SessionLog(state.header, state.calls, source))
@@ -426,7 +427,7 @@ def _finish(state: _ParseState | None, source: str | None) -> Result[SessionLog,
 
 def parse_session_log(
     data: str | bytes, source: str | None = None
-) -> Result[SessionLog, SessionError]:
+) -> Result[SessionLog, FormatProblem]:
     """Parse and chain-verify a session log; failures name the physical line."""
     if isinstance(data, bytes):
         try:
@@ -436,34 +437,36 @@ def parse_session_log(
             return Failure(_problem(line, "is not valid UTF-8"))
     else:
         text = data
-    folded: Result[_ParseState | None, SessionError] = Success(None)
+    folded: Result[_ParseState | None, FormatProblem] = Success(None)
     for number, line_text in _lines(text):
         folded = folded.bind(partial(_step, number, line_text))
     return folded.bind(lambda state: _finish(state, source))
 
 
-def _not_lossless(_: object) -> SessionError:
+def _not_lossless(_: object) -> FormatProblem:
     """The encoder's error for values canonical JSON cannot hold."""
-    return SessionError(SESSION_LOG_FORMAT, "session log value is not lossless canonical JSON")
+    return FormatProblem(
+        "session log value is not lossless canonical JSON", code=SESSION_LOG_FORMAT
+    )
 
 
 def _emit(
     lines: list[str], record: dict[str, JsonValue], previous: str | None
-) -> Result[str | None, SessionError]:
+) -> Result[str | None, FormatProblem]:
     """Append one record's canonical line (entries point at `previous`); answer its hash."""
     linked = record if previous is None else {**record, "previousHash": previous}
 
-    def write(digest: str) -> Result[str | None, SessionError]:
+    def write(digest: str) -> Result[str | None, FormatProblem]:
         line = canonical_json({**linked, "hash": digest}).alt(_not_lossless)
         return line.map(lambda text: lines.append(text + "\n")).map(lambda _: digest)
 
     return own_hash(linked).alt(_not_lossless).bind(write)
 
 
-def _chain(records: list[dict[str, JsonValue]]) -> Result[str, SessionError]:
+def _chain(records: list[dict[str, JsonValue]]) -> Result[str, FormatProblem]:
     """Link records (header first) by previousHash, hash each, and join canonical lines."""
     lines: list[str] = []
-    tip: Result[str | None, SessionError] = Success(None)
+    tip: Result[str | None, FormatProblem] = Success(None)
     for record in records:
         tip = tip.bind(partial(_emit, lines, record))
     return tip.map(lambda _: "".join(lines))
@@ -523,7 +526,7 @@ def call_records(call: RecordedCall) -> list[dict[str, JsonValue]]:
     return [_request_record(call), *chunks, _response_record(call)]
 
 
-def encode_session_log(log: SessionLog) -> Result[str, SessionError]:
+def encode_session_log(log: SessionLog) -> Result[str, FormatProblem]:
     """Write a log as canonical, hash-chained JSONL text that `parse_session_log` accepts."""
     records = [header_record(log.header)]
     for call in log.calls:

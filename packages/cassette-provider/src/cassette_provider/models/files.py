@@ -11,11 +11,11 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from cassette_format.problem import FormatProblem
 from cassette_format.sessions import SESSION_LOG_WRITE
 from cassette_format.write.safe_files import replace_atomically
 from cassette_topology.sessions import (
     SESSION_LOG_READ,
-    SessionError,
     SessionLog,
     encode_session_log,
     next_generation_names,
@@ -34,7 +34,9 @@ def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError:
-        raise_error(SessionError(SESSION_LOG_READ, f'cannot read session log "{path.resolve()}"'))
+        raise_error(
+            FormatProblem(f'cannot read session log "{path.resolve()}"', code=SESSION_LOG_READ)
+        )
 
 
 def load_session_log(path: str | os.PathLike[str]) -> SessionLog:
@@ -44,10 +46,14 @@ def load_session_log(path: str | os.PathLike[str]) -> SessionLog:
     return value_or_raise(parsed.alt(lambda error: _located(error, resolved)))
 
 
-def _located(error: SessionError, path: Path) -> SessionError:
+def _located(error: FormatProblem, path: Path) -> FormatProblem:
     """Prefix a parse error with the file it came from."""
-    return SessionError(
-        error.code, f"{path}: {error.message}", error.session, error.call_index, error.line
+    return FormatProblem(
+        f"{path}: {error.message}",
+        code=error.code,
+        session=error.session,
+        call_index=error.call_index,
+        line=error.line,
     )
 
 
@@ -70,7 +76,9 @@ def harvest_session_logs_sync(directory: str | os.PathLike[str]) -> tuple[Sessio
     root = Path(directory)
     if not root.is_dir():
         raise_error(
-            SessionError(SESSION_LOG_READ, f'cannot read session directory "{root.resolve()}"')
+            FormatProblem(
+                f'cannot read session directory "{root.resolve()}"', code=SESSION_LOG_READ
+            )
         )
     logs = [load_session_log(root / path) for path in select_session_log_paths(_listing(root))]
     ordered = order_primary_first(logs)
@@ -91,7 +99,7 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         replace_atomically(str(path), text.encode("utf-8"), purpose="tmp")
     except OSError:
-        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot write session log "{path}"'))
+        raise_error(FormatProblem(f'cannot write session log "{path}"', code=SESSION_LOG_WRITE))
 
 
 def owned_directory(directory: str | os.PathLike[str]) -> Path:
@@ -102,16 +110,18 @@ def owned_directory(directory: str | os.PathLike[str]) -> Path:
     root = Path(directory)
     if root.is_symlink():
         raise_error(
-            SessionError(
-                SESSION_LOG_WRITE,
+            FormatProblem(
                 f'session directory "{root}" is a symbolic link and is never followed; '
                 "remove it if it is not yours",
+                code=SESSION_LOG_WRITE,
             )
         )
     try:
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
-        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot create session directory "{root}"'))
+        raise_error(
+            FormatProblem(f'cannot create session directory "{root}"', code=SESSION_LOG_WRITE)
+        )
     return root
 
 
@@ -163,7 +173,9 @@ def replace_session_logs_sync(
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.rewrite-", dir=root.parent))
     except OSError:
-        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot stage session logs beside "{root}"'))
+        raise_error(
+            FormatProblem(f'cannot stage session logs beside "{root}"', code=SESSION_LOG_WRITE)
+        )
     try:
         written = write_session_logs_sync(staging, logs)
         with contextlib.suppress(FileNotFoundError):
@@ -172,7 +184,9 @@ def replace_session_logs_sync(
         os.rename(staging, root)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
-        raise_error(SessionError(SESSION_LOG_WRITE, f'cannot replace session directory "{root}"'))
+        raise_error(
+            FormatProblem(f'cannot replace session directory "{root}"', code=SESSION_LOG_WRITE)
+        )
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import cast
 
 from cassette_canonical import JsonValue
+from cassette_format.problem import FormatProblem
 from cassette_format.write.header import iso_timestamp
 from cassette_topology.sessions import (
     SESSION_MIXED,
@@ -17,7 +18,6 @@ from cassette_topology.sessions import (
     SESSION_RECORD,
     SESSION_REQUEST_INVALID,
     RecordedCall,
-    SessionError,
     SessionLog,
     SessionLogHeader,
     request_fingerprints,
@@ -76,9 +76,9 @@ def _unanswered_call(
     stored, count = redaction.request(request)
     if count == 0:
         return RecordedCall(0, request, exact, streamed=False, chunks=())
-    invalid = SessionError(
-        SESSION_REQUEST_INVALID,
+    invalid = FormatProblem(
         f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        code=SESSION_REQUEST_INVALID,
         session=session,
     )
     _, binding = value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
@@ -198,9 +198,9 @@ class SessionRecorder:
         """
         if session_id in self._sessions:
             raise_error(
-                SessionError(
-                    SESSION_RECORD,
+                FormatProblem(
                     f"session {session_label(session_id)} is already recorded",
+                    code=SESSION_RECORD,
                     session=session_id,
                 )
             )
@@ -210,9 +210,9 @@ class SessionRecorder:
             known = self._sessions.get(parent) if parent is not None else None
             if known is None:
                 raise_error(
-                    SessionError(
-                        SESSION_RECORD,
+                    FormatProblem(
                         f"fork session {session_label(session_id)} needs a recorded parent",
+                        code=SESSION_RECORD,
                         session=session_id,
                     )
                 )
@@ -252,11 +252,11 @@ class SessionRecorder:
         owner = self._ordinals.get(ordinal, resolved.session)
         if (known is not None and declared != ordinal) or owner != resolved.session:
             raise_error(
-                SessionError(
-                    SESSION_ORDINAL,
+                FormatProblem(
                     f"session {session_label(resolved.session)} declared first-call ordinal "
                     f"{ordinal}, but that ordinal belongs to another session or the session "
                     "declared a different one at its first call",
+                    code=SESSION_ORDINAL,
                     session=resolved.session,
                 )
             )
@@ -280,10 +280,10 @@ class SessionRecorder:
             session_id is not None and not keyed and anonymous_present
         ):
             raise_error(
-                SessionError(
-                    SESSION_MIXED,
+                FormatProblem(
                     f"session {session_label(session_id)} made a model call, but anonymous and "
                     "identified calls cannot be mixed in one recording",
+                    code=SESSION_MIXED,
                     session=session_id,
                 )
             )
@@ -321,7 +321,9 @@ class SessionRecorder:
     ) -> AsyncIterator[JsonValue]:
         """Stream the live model's chunks to the caller while recording them."""
         if self._stream_model is None:
-            raise_error(SessionError(SESSION_RECORD, "the recorder has no live streaming model"))
+            raise_error(
+                FormatProblem("the recorder has no live streaming model", code=SESSION_RECORD)
+            )
         call = self.begin_call(request, session_id)
         try:
             async for chunk in self._stream_model(request):
@@ -338,7 +340,9 @@ class SessionRecorder:
     async def complete(self, request: JsonValue, session_id: str | None = None) -> JsonValue:
         """Answer the live model's body for a non-streamed call while recording it."""
         if self._complete_model is None:
-            raise_error(SessionError(SESSION_RECORD, "the recorder has no live completion model"))
+            raise_error(
+                FormatProblem("the recorder has no live completion model", code=SESSION_RECORD)
+            )
         call = self.begin_call(request, session_id)
         try:
             body = await self._complete_model(request)
@@ -355,10 +359,10 @@ class SessionRecorder:
         for key, session in self._sessions.items():
             if session.open_slots:
                 raise_error(
-                    SessionError(
-                        SESSION_RECORD,
+                    FormatProblem(
                         f"session {session_label(key)} still has "
                         f"{len(session.open_slots)} unfinished model call(s)",
+                        code=SESSION_RECORD,
                         session=key,
                     )
                 )

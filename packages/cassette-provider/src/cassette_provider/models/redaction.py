@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import cast
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
-from cassette_topology.sessions import SESSION_CONFIG, SessionError
+from cassette_format.problem import FormatProblem
+from cassette_topology.sessions import SESSION_CONFIG
 from returns.pipeline import is_successful
 
 from cassette_provider.live.js_regex import compile_js_pattern
@@ -126,11 +127,11 @@ def session_redaction(enabled: bool, patterns: Sequence[str] = ()) -> SessionRed
     return value_or_raise(compiled.map(SessionRedaction).alt(lambda _: _invalid_pattern(patterns)))
 
 
-def _invalid_pattern(patterns: Sequence[str]) -> SessionError:
+def _invalid_pattern(patterns: Sequence[str]) -> FormatProblem:
     """SESSION_CONFIG naming the first pattern that does not compile (1-based), not its text."""
     index = next((i for i, p in enumerate(patterns) if not is_successful(compile_js_pattern(p))), 0)
-    return SessionError(
-        SESSION_CONFIG,
+    return FormatProblem(
         f"redaction pattern {index + 1} of {len(patterns)} is invalid or outside the "
         "supported JavaScript subset",
+        code=SESSION_CONFIG,
     )

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
 
 from cassette_canonical import JsonValue, fingerprint
+from cassette_format.problem import FormatProblem
 from cassette_format.result_edge import or_raise
 from cassette_format.sessions import quote
 from cassette_topology.sessions import (
@@ -19,7 +20,6 @@ from cassette_topology.sessions import (
     BindingState,
     LiveModelCall,
     ScriptedCall,
-    SessionError,
     SessionLog,
     SessionScript,
     check_consumed,
@@ -43,9 +43,9 @@ from cassette_provider.models.files import harvest_session_logs
 
 def request_fingerprint(request: object, session: str | None) -> str:
     """Fingerprint a live model request, or fail with a metadata-only error."""
-    invalid = SessionError(
-        SESSION_REQUEST_INVALID,
+    invalid = FormatProblem(
         f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        code=SESSION_REQUEST_INVALID,
         session=session,
     )
     return value_or_raise(fingerprint(request).alt(lambda _: invalid))
@@ -53,22 +53,22 @@ def request_fingerprint(request: object, session: str | None) -> str:
 
 def _both_fingerprints(request: JsonValue, session: str | None) -> tuple[str, str]:
     """The exact and the volatile-id-normalized fingerprint, or a metadata-only error."""
-    invalid = SessionError(
-        SESSION_REQUEST_INVALID,
+    invalid = FormatProblem(
         f"a model request of session {session_label(session)} is not lossless canonical JSON",
+        code=SESSION_REQUEST_INVALID,
         session=session,
     )
     return value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
 
 
-def _redacted(scripted: ScriptedCall, recorded_session: str) -> SessionError:
+def _redacted(scripted: ScriptedCall, recorded_session: str) -> FormatProblem:
     """The refusal of a call whose recorded response was redacted (metadata only)."""
-    return SessionError(
-        SESSION_REDACTED,
+    return FormatProblem(
         f"model call {scripted.call_index} of session {session_label(scripted.session)} "
         f"(recorded session {quote(recorded_session)}) replays a response with "
         f"{scripted.call.response_redactions} redacted secret(s); record without the secret "
         "or pass allow_redacted_replay=True",
+        code=SESSION_REDACTED,
         session=scripted.session,
         call_index=scripted.call_index,
     )
@@ -98,9 +98,8 @@ class SessionReplayer:
     ) -> None:
         if binding not in BINDING_POLICIES:
             raise_error(
-                SessionError(
-                    SESSION_CONFIG,
-                    f"binding must be one of {', '.join(BINDING_POLICIES)}",
+                FormatProblem(
+                    f"binding must be one of {', '.join(BINDING_POLICIES)}", code=SESSION_CONFIG
                 )
             )
         self._state: BindingState = start_binding(tuple(scripts), binding)
@@ -190,7 +189,7 @@ class SessionReplayer:
         self._state = state
         return scripted
 
-    def _failed(self, error: SessionError) -> ModelReplayError:
+    def _failed(self, error: FormatProblem) -> ModelReplayError:
         """The exception of a refused call, kept in `failures` before it is raised."""
         failure = as_exception(error)
         self._failures.append(failure)

@@ -16,7 +16,8 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Final
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
-from cassette_topology.sessions import SESSION_ORDINAL, SessionError, session_label
+from cassette_format.problem import FormatProblem
+from cassette_topology.sessions import SESSION_ORDINAL, session_label
 
 from cassette_provider.extras import require_extra
 from cassette_provider.models.errors import raise_error
@@ -70,10 +71,10 @@ def _session_of(request: httpx.Request) -> tuple[str | None, int | None]:
         return session, None
     if _ORDINAL.fullmatch(ordinal_text) is None:
         raise_error(
-            SessionError(
-                SESSION_ORDINAL,
+            FormatProblem(
                 f"session {session_label(session)} sent a {ORDINAL_HEADER} header that is not "
                 "a non-negative decimal integer",
+                code=SESSION_ORDINAL,
                 session=session,
             )
         )

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from cassette_canonical import JsonValue
-from cassette_format.sessions import RecordedCall, SessionError, quote
+from cassette_format.problem import FormatProblem
+from cassette_format.sessions import RecordedCall, quote
 from returns.result import Failure, Result, Success
 
 from cassette_topology.sessions.closest import closest_script
@@ -142,7 +143,7 @@ def _failure(
     request_fingerprint: str,
     script: dict[str, JsonValue] | None = None,
     recorded_fingerprint: str | None = None,
-) -> SessionError:
+) -> FormatProblem:
     """Build a binding error with its DIAG-style diagnostic (ids, counts and digests only)."""
     diagnostic: dict[str, JsonValue] = {
         "status": "mismatch",
@@ -153,8 +154,8 @@ def _failure(
         "script": script,
         "recordedRequestFingerprint": recorded_fingerprint,
     }
-    return SessionError(
-        code, message, session=session, call_index=call_index, diagnostic=diagnostic
+    return FormatProblem(
+        message, code=code, session=session, call_index=call_index, diagnostic=diagnostic
     )
 
 
@@ -163,7 +164,7 @@ def _described(state: BindingState, ordinal: int) -> str:
     return f"script {ordinal} (recorded session {quote(state.scripts[ordinal].recorded_session)})"
 
 
-def _mixing_failure(state: BindingState, live: LiveModelCall) -> SessionError | None:
+def _mixing_failure(state: BindingState, live: LiveModelCall) -> FormatProblem | None:
     """Anonymous and identified calls cannot be mixed (subagent-keyed sessions may mix)."""
     session = live.session
     exempt = state.keyed if state.policy == BY_REQUEST else frozenset()
@@ -200,7 +201,7 @@ def _mixing_failure(state: BindingState, live: LiveModelCall) -> SessionError | 
     )
 
 
-def _extra(state: BindingState, live: LiveModelCall) -> SessionError:
+def _extra(state: BindingState, live: LiveModelCall) -> FormatProblem:
     """A new live session when every script is already bound (LLMREPLAY-8)."""
     return _failure(
         SESSION_EXTRA,
@@ -214,7 +215,7 @@ def _extra(state: BindingState, live: LiveModelCall) -> SessionError:
     )
 
 
-def _pinned(state: BindingState, live: LiveModelCall, wanted: int) -> Result[int, SessionError]:
+def _pinned(state: BindingState, live: LiveModelCall, wanted: int) -> Result[int, FormatProblem]:
     """Check that a pinned script exists and is unclaimed."""
     claimed = set(state.bound.values())
     if 0 <= wanted < len(state.scripts) and wanted not in claimed:
@@ -242,7 +243,7 @@ def _declared_target(state: BindingState, ordinal: int) -> int:
     )
 
 
-def _choose_first_call(state: BindingState, live: LiveModelCall) -> Result[int, SessionError]:
+def _choose_first_call(state: BindingState, live: LiveModelCall) -> Result[int, FormatProblem]:
     """The design note's rule: the ordinal's script, else the lowest-numbered unclaimed one."""
     claimed = set(state.bound.values())
     ordinal = live.first_call_ordinal
@@ -267,7 +268,7 @@ def _identity(call_key: str | None) -> str:
     return "no subagent call" if call_key is None else f"subagent call {quote(call_key)}"
 
 
-def _unmatched(state: BindingState, live: LiveModelCall, unclaimed: list[int]) -> SessionError:
+def _unmatched(state: BindingState, live: LiveModelCall, unclaimed: list[int]) -> FormatProblem:
     """No unclaimed script begins with the live first request: name the closest recorded one.
 
     The closest script leads, by its recorded session name (stable, in the user's logs); the
@@ -311,7 +312,7 @@ def _unmatched(state: BindingState, live: LiveModelCall, unclaimed: list[int]) -
     )
 
 
-def _choose_by_request(state: BindingState, live: LiveModelCall) -> Result[int, SessionError]:
+def _choose_by_request(state: BindingState, live: LiveModelCall) -> Result[int, FormatProblem]:
     """The unclaimed script whose identity and first request match; ties resolved or refused."""
     if live.session is None:
         return _pinned(
@@ -350,7 +351,7 @@ def _choose_by_request(state: BindingState, live: LiveModelCall) -> Result[int, 
     )
 
 
-def _resolve(state: BindingState, live: LiveModelCall) -> Result[int, SessionError]:
+def _resolve(state: BindingState, live: LiveModelCall) -> Result[int, FormatProblem]:
     """Find or choose the script ordinal of a live session, without committing it."""
     mixed = _mixing_failure(state, live)
     if mixed is not None:
@@ -382,7 +383,7 @@ def _resolve(state: BindingState, live: LiveModelCall) -> Result[int, SessionErr
 
 def _advance(
     state: BindingState, live: LiveModelCall, ordinal: int
-) -> Result[tuple[BindingState, ScriptedCall], SessionError]:
+) -> Result[tuple[BindingState, ScriptedCall], FormatProblem]:
     """Take the next call of the session's script if it exists and matches the request."""
     session = live.session
     script = state.scripts[ordinal]
@@ -434,7 +435,7 @@ def _advance(
 
 def route_call(
     state: BindingState, live: LiveModelCall
-) -> Result[tuple[BindingState, ScriptedCall], SessionError]:
+) -> Result[tuple[BindingState, ScriptedCall], FormatProblem]:
     """Route one live call: bind the session if new, then take its script's next call."""
     return _resolve(state, live).bind(lambda ordinal: _advance(state, live, ordinal))
 
@@ -447,7 +448,7 @@ def next_call(
     *,
     binding_fingerprint: str | None = None,
     call_key: str | None = None,
-) -> Result[tuple[BindingState, ScriptedCall], SessionError]:
+) -> Result[tuple[BindingState, ScriptedCall], FormatProblem]:
     """Route one live call: bind the session if new, then take its script's next call.
 
     `first_call_ordinal` pins a new session to a script (0 = primary, k = child k, or under
@@ -476,9 +477,9 @@ def unconsumed_message(state: BindingState) -> str | None:
     return f"{len(left)} recorded session script(s) were not fully consumed: {shown}"
 
 
-def check_consumed(state: BindingState) -> Result[BindingState, SessionError]:
+def check_consumed(state: BindingState) -> Result[BindingState, FormatProblem]:
     """Fail when any recorded call was never replayed (the scenario made fewer calls)."""
     message = unconsumed_message(state)
     if message is None:
         return Success(state)
-    return Failure(SessionError(SESSION_UNCONSUMED, message))
+    return Failure(FormatProblem(message, code=SESSION_UNCONSUMED))

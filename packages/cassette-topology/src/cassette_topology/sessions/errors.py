@@ -1,6 +1,6 @@
 """The stable codes of harvest and binding, carried by the session log's one error value.
 
-`SessionError`, `quote` and the log codes live with the session-log format
+`quote` and the log codes live with the session-log format
 (`cassette_format.sessions`); this module adds the codes only replay raises.
 """
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from cassette_canonical import utf16_sort_key
+from cassette_format.problem import FormatProblem
 from cassette_format.sessions import (
-    SessionError,
     SessionLog,
     SessionLogHeader,
     created_at_instant,
@@ -33,18 +33,18 @@ def _order_key(header: SessionLogHeader) -> tuple[datetime, bytes]:
 
 def order_headers(
     headers: Iterable[SessionLogHeader],
-) -> Result[tuple[SessionLogHeader, ...], SessionError]:
+) -> Result[tuple[SessionLogHeader, ...], FormatProblem]:
     """Order headers primary-first; exactly one primary and distinct ids are required."""
     listed = tuple(headers)
     if not listed:
-        return Failure(SessionError(SESSION_HARVEST, "no session logs were found"))
+        return Failure(FormatProblem("no session logs were found", code=SESSION_HARVEST))
     seen: set[str] = set()
     for header in listed:
         if header.id in seen:
             return Failure(
-                SessionError(
-                    SESSION_HARVEST,
+                FormatProblem(
                     f"session {quote(header.id)} is recorded by more than one log",
+                    code=SESSION_HARVEST,
                     session=header.id,
                 )
             )
@@ -53,10 +53,10 @@ def order_headers(
     if len(primaries) != 1:
         found = "no" if not primaries else f"{len(primaries)}"
         return Failure(
-            SessionError(
-                SESSION_HARVEST,
+            FormatProblem(
                 f"expected exactly one primary session (a log without parentSession), "
                 f"found {found}",
+                code=SESSION_HARVEST,
             )
         )
     children = sorted((h for h in listed if not h.is_primary), key=_order_key)
@@ -65,7 +65,7 @@ def order_headers(
 
 def order_primary_first(
     logs: Iterable[SessionLog],
-) -> Result[tuple[SessionLog, ...], SessionError]:
+) -> Result[tuple[SessionLog, ...], FormatProblem]:
     """Order session logs primary-first, children by createdAt then id (LLMREPLAY-9)."""
     listed = tuple(logs)
     by_id = {log.header.id: log for log in listed}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cassette_format.sessions import RecordedCall, SessionError, SessionLog
+from cassette_format.problem import FormatProblem
+from cassette_format.sessions import RecordedCall, SessionLog
 from returns.result import Result
 
 from cassette_topology.sessions.ordering import order_primary_first
@@ -70,7 +71,7 @@ def derive_script(log: SessionLog, ordinal: int) -> SessionScript:
     )
 
 
-def derive_scripts(logs: Iterable[SessionLog]) -> Result[tuple[SessionScript, ...], SessionError]:
+def derive_scripts(logs: Iterable[SessionLog]) -> Result[tuple[SessionScript, ...], FormatProblem]:
     """Order logs primary-first and derive one script per recorded session."""
     return order_primary_first(logs).map(
         lambda ordered: tuple(derive_script(log, ordinal) for ordinal, log in enumerate(ordered))

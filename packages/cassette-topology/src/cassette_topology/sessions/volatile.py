@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from cassette_canonical import JsonValue, canonical_json, fingerprint, parse_json, utf16_sort_key
-from cassette_format.sessions import SessionError
+from cassette_format.problem import FormatProblem
 from returns.result import Result
 
 from cassette_topology.call_ids import stable_call_id
@@ -25,8 +25,8 @@ _REFERENCE_KEYS: Final = frozenset(
 )
 #: `type` values of objects whose own `id` is a tool-call id.
 _CALL_TYPES: Final = frozenset({"function", "tool-call", "tool_use", "function_call"})
-_INVALID: Final = SessionError(
-    SESSION_REQUEST_INVALID, "a model request is not lossless canonical JSON"
+_INVALID: Final = FormatProblem(
+    "a model request is not lossless canonical JSON", code=SESSION_REQUEST_INVALID
 )
 
 
@@ -49,7 +49,7 @@ def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[Js
     return nested
 
 
-def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, SessionError]:
+def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, FormatProblem]:
     """A copy of `request` with tool-call ids renumbered by first appearance (depth-first).
 
     The copy comes from a canonical round trip (so keys are in canonical order) and the walk
@@ -91,12 +91,12 @@ def has_volatile_ids(request: JsonValue) -> bool:
     return False
 
 
-def binding_fingerprint(request: JsonValue) -> Result[str, SessionError]:
+def binding_fingerprint(request: JsonValue) -> Result[str, FormatProblem]:
     """The fingerprint of a request after volatile-id normalization (what binding compares)."""
     return request_fingerprints(request).map(lambda pair: pair[1])
 
 
-def request_fingerprints(request: JsonValue) -> Result[tuple[str, str], SessionError]:
+def request_fingerprints(request: JsonValue) -> Result[tuple[str, str], FormatProblem]:
     """The exact and the normalized fingerprint; one digest when there is nothing to renumber."""
     exact = fingerprint(request).alt(lambda _: _INVALID)
     if not has_volatile_ids(request):
