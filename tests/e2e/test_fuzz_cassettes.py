@@ -6,10 +6,10 @@ invalid UTF-8, duplicate members, huge numbers, deep nesting, line deletion and
 repetition, with the hash chain optionally recomputed so the mutation reaches the checks
 after it. Each input then goes through parse, verify, the CLI (`verify`, `inspect`,
 `inspect --tree`, `diff`, in process) and replay load. Only documented outcomes may
-appear: a result or CassetteFormatError from the library, a CassetteError from replay
-load, exit codes 0/1/2 from the CLI (0/1 for verify and inspect) with nothing on stdout
-on failure, and the same verdict from every reader. Hypothesis's `deadline` bounds each
-input's time.
+appear: a result or FormatProblem (raised as CassetteFormatError) from the library, a
+CassetteError from replay load, exit codes 0/1/2 from the CLI (0/1 for verify and inspect)
+with nothing on stdout on failure, and the same verdict from every reader. Hypothesis's
+`deadline` bounds each input's time.
 
 CASSETTE_FUZZ_EXAMPLES (default 25) scales the run; CASSETTE_FUZZ_DEADLINE_MS (default
 10000) sets the per-input bound; CASSETTE_FUZZ_MAX_DEPTH (default 20000) the deepest
@@ -33,6 +33,7 @@ from cassette_cli import main
 from cassette_format import (
     CassetteError,
     CassetteFormatError,
+    FormatProblem,
     parse_cassette,
     summarize,
     verify_stream,
@@ -264,7 +265,7 @@ def _check_everywhere(data: bytes, directory: str) -> None:
     parsed = parse_cassette(data)
     assert isinstance(parsed, Success | Failure)
     if isinstance(parsed, Failure):
-        assert type(parsed.failure()) is CassetteFormatError
+        assert type(parsed.failure()) is FormatProblem
     verified = verify_stream(io.BytesIO(data))
     assert isinstance(verified, Success) == isinstance(parsed, Success)
     if isinstance(parsed, Success):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_format import CassetteFormatError, read_cassette
+from cassette_format import CassetteFormatError, FormatProblem, read_cassette
 from cassette_provider import (
     FunctionProvider,
     ProviderRegistry,
@@ -40,11 +40,11 @@ async def _record(path: Path, *labels: str) -> None:
             await live.dispose()
 
 
-def _loader_error(path: Path) -> CassetteFormatError:
+def _loader_error(path: Path) -> FormatProblem:
     loaded = read_cassette(path)
     assert isinstance(loaded, Failure)
     problem = loaded.failure()
-    assert isinstance(problem, CassetteFormatError)
+    assert isinstance(problem, FormatProblem)
     return problem
 
 
@@ -75,7 +75,7 @@ async def test_a_line_changed_after_install_fails_closed_when_delivered(tmp_path
         await registry.start(
             "cassette", StartRequest(prompt=prompt("beta"), parent=parent, label="beta")
         )
-    assert raised.value == expected
+    assert raised.value.problem == expected
     assert raised.value.code == "CASSETTE_FORMAT"
     tally = handle.replay_tally()
     assert tally is not None
@@ -90,7 +90,7 @@ async def test_a_line_changed_before_install_is_refused_as_the_loader_refuses(
     _tamper(path, b"recorded answer for alpha", b"recorded answer for ALPHA")
     with pytest.raises(CassetteFormatError) as raised:
         install_cassette(ProviderRegistry(), ReplayConfig(file=str(path)))
-    assert raised.value == _loader_error(path)
+    assert raised.value.problem == _loader_error(path)
 
 
 async def test_install_never_loads_the_whole_cassette(
