@@ -68,6 +68,9 @@ class CassetteFormatError(CassetteError):
     member when one is known. Equal when their problems are equal.
     """
 
+    #: Whether this class refuses one interaction only (`FormatProblem.per_call`).
+    _per_call = False
+
     def __init__(
         self,
         message: str,
@@ -76,7 +79,7 @@ class CassetteFormatError(CassetteError):
         path: str | None = None,
         cause: BaseException | None = None,
     ) -> None:
-        self._init(FormatProblem(message, line, path, cause=cause))
+        self._init(FormatProblem(message, line, path, cause=cause, per_call=self._per_call))
 
     def _init(self, problem: FormatProblem) -> None:
         super().__init__(problem.message, problem.code, cause=problem.cause)
@@ -136,15 +139,7 @@ class InteractionRefused(CassetteFormatError):
     line would be refused (a request over the bound) is nothing written.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        line: int | None = None,
-        path: str | None = None,
-        cause: BaseException | None = None,
-    ) -> None:
-        self._init(FormatProblem(message, line, path, cause=cause, per_call=True))
+    _per_call = True
 
 
 def format_error(problem: FormatProblem) -> CassetteFormatError:
@@ -154,12 +149,6 @@ def format_error(problem: FormatProblem) -> CassetteFormatError:
 
 def value_or_raise(result: Result[_Value, FormatProblem]) -> _Value:
     """At a file edge: the success value, or the failure raised as its exception."""
-    from returns.result import Failure, Success  # lazy: `cassette verify` never needs it
+    from cassette_format.result_edge import or_raise  # lazy: `cassette verify` never needs it
 
-    match result:
-        case Success(value):
-            success: _Value = value  # `returns` types the matched inner value as Any
-            return success
-        case Failure(problem):
-            raise format_error(problem)
-    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
+    return or_raise(result, format_error)
