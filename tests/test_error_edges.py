@@ -19,10 +19,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: package source folder -> (its one error edge module, its frozen core value "module:Name").
 EDGES = {
+    "cassette-canonical/src/cassette_canonical": (
+        "errors.py",
+        "cassette_canonical.errors:CanonicalError",
+    ),
     "cassette-format/src/cassette_format": ("errors.py", "cassette_format.problem:FormatProblem"),
     "cassette-topology/src/cassette_topology": (
         "exceptions.py",
         "cassette_topology.errors:TopologyError",
+    ),
+    "cassette-provider/src/cassette_provider": (
+        "contract/errors.py",
+        "cassette_provider.contract.errors:ProviderProblem",
     ),
 }
 _BASE = "CassetteError"

@@ -18,10 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from cassette_format.errors import CassetteError
 from cassette_topology.exceptions import CassetteMismatchError
 
-from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG, ProviderProblem, provider_error
 from cassette_provider.contract.protocol import (
     ProviderIdentity,
     StartRequest,
@@ -64,7 +63,9 @@ class EpisodeProvider(ProviderIdentity):
     ) -> None:
         source = replay if replay is not None else recorder
         if source is None:
-            raise CassetteError("an episode provider needs a replay or a recorder", INVALID_CONFIG)
+            raise provider_error(
+                ProviderProblem("an episode provider needs a replay or a recorder", INVALID_CONFIG)
+            )
         self._name = name
         self._capabilities = source.capabilities
         self._inherits = source.inherits_parent_context
@@ -106,7 +107,9 @@ class EpisodeProvider(ProviderIdentity):
     async def _record(self, request: StartRequest) -> SubagentRun:
         recorder = self._recorder
         if recorder is None:  # unreachable: replay-only providers raise above
-            raise CassetteError("no recorder for a call the cassette lacks", INVALID_CONFIG)
+            raise provider_error(
+                ProviderProblem("no recorder for a call the cassette lacks", INVALID_CONFIG)
+            )
         run = await recorder.start(request)
         child = run.local_agent
         with self._counting:
@@ -168,8 +171,10 @@ class EpisodeHandle:
 
 def _free_name(registry: ProviderRegistry, name: str) -> None:
     if registry.get(name) is not None:
-        raise CassetteError(
-            f'a subagent provider named "{name}" is already registered', INVALID_CONFIG
+        raise provider_error(
+            ProviderProblem(
+                f'a subagent provider named "{name}" is already registered', INVALID_CONFIG
+            )
         )
 
 
@@ -184,7 +189,7 @@ def _recorder_on(
     handle = install_cassette(private, config)
     provider = private.get(config.provider)
     if provider is None:  # install_cassette registers it or raises
-        raise CassetteError("the recorder was not registered", INVALID_CONFIG)
+        raise provider_error(ProviderProblem("the recorder was not registered", INVALID_CONFIG))
     return handle, provider
 
 
@@ -194,7 +199,9 @@ def _replay_on(config: ReplayConfig) -> tuple[CassetteHandle, SubagentProvider]:
     handle = install_cassette(private, config)
     provider = private.get(config.provider)
     if provider is None:
-        raise CassetteError("the replay provider was not registered", INVALID_CONFIG)
+        raise provider_error(
+            ProviderProblem("the replay provider was not registered", INVALID_CONFIG)
+        )
     return handle, provider
 
 
@@ -207,9 +214,11 @@ def install_episodes(
     """Install replay, recording or both (new_episodes) behind one provider on `registry`."""
     names = {config.provider for config in (replay, record) if config is not None}
     if len(names) != 1:
-        raise CassetteError(
-            "install_episodes needs a replay or a record config, with one provider name",
-            INVALID_CONFIG,
+        raise provider_error(
+            ProviderProblem(
+                "install_episodes needs a replay or a record config, with one provider name",
+                INVALID_CONFIG,
+            )
         )
     (name,) = names
     _free_name(registry, name)

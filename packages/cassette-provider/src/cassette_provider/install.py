@@ -27,7 +27,13 @@ from cassette_topology.matcher import invalid_matcher_options
 from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract.errors import INVALID_CONFIG, NO_UPSTREAM
+from cassette_provider.contract.errors import (
+    INVALID_CONFIG,
+    NO_UPSTREAM,
+    ProviderProblem,
+    pattern_error,
+    provider_error,
+)
 from cassette_provider.contract.loops import run_sync
 from cassette_provider.contract.registry import ProviderRegistry
 from cassette_provider.live.pattern_names import header_patterns, stored_patterns
@@ -131,7 +137,7 @@ class ReplayConfig:
 
 
 def _invalid(message: str) -> CassetteError:
-    return CassetteError(message, INVALID_CONFIG)
+    return provider_error(ProviderProblem(message, INVALID_CONFIG))
 
 
 def _normalized_name(value: object, field_name: str, *, path: bool = False) -> str:
@@ -308,13 +314,15 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
     timeout = config.dispose_timeout  # every field was checked when the config was made
     upstream = registry.get(upstream_name)
     if upstream is None:
-        raise CassetteError(
-            f'no upstream subagent provider registered for "{upstream_name}"', NO_UPSTREAM
+        raise provider_error(
+            ProviderProblem(
+                f'no upstream subagent provider registered for "{upstream_name}"', NO_UPSTREAM
+            )
         )
     if registry.get(name) is not None:
         raise _invalid(f'a subagent provider named "{name}" is already registered')
     patterns = tuple(config.redaction_patterns)
-    redactor = or_raise(compile_redactor(config.redact_secrets, patterns), identity)
+    redactor = or_raise(compile_redactor(config.redact_secrets, patterns), pattern_error)
     path = expand_path(file, config.clock.wall())
     header = create_header(
         cassette=name,
@@ -348,10 +356,12 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
             if not await _idle_within(recorder, config.clock, timeout):
                 pending = recorder.active
                 await recorder.cut()  # every admitted call still ends as a line
-                raise CassetteError(
-                    f"{pending} admitted subagent start(s) did not persist within "
-                    f"{timeout} s; each was recorded as cut by the dispose timeout",
-                    DISPOSE_TIMEOUT,
+                raise provider_error(
+                    ProviderProblem(
+                        f"{pending} admitted subagent start(s) did not persist within "
+                        f"{timeout} s; each was recorded as cut by the dispose timeout",
+                        DISPOSE_TIMEOUT,
+                    )
                 )
         except asyncio.CancelledError:
             writer.mark_interrupted()  # a cancelled dispose (Ctrl-C) commits nothing

@@ -10,7 +10,7 @@ from typing import cast
 
 from cassette_provider.contract.abort import AbortController
 from cassette_provider.contract.agent import SUBAGENT_ORIGIN, SimpleAgent
-from cassette_provider.contract.errors import RunResultShapeError
+from cassette_provider.contract.errors import RUN_RESULT_SHAPE, ProviderProblem, provider_error
 from cassette_provider.contract.protocol import (
     ALL_CAPABILITIES,
     Capabilities,
@@ -58,9 +58,13 @@ def run_result(provider_name: str, value: object) -> SubagentResult:
         if isinstance(value, Mapping)
         else f"a {type(value).__name__}"
     )
-    raise RunResultShapeError(
-        f'FunctionProvider "{provider_name}": the run function returned {what}; return a '
-        'result such as {"output": [{"type": "text", "text": "..."}], "stopReason": "completed"}'
+    raise provider_error(
+        ProviderProblem(
+            f'FunctionProvider "{provider_name}": the run function returned {what}; return a '
+            'result such as {"output": [{"type": "text", "text": "..."}], '
+            '"stopReason": "completed"}',
+            RUN_RESULT_SHAPE,
+        )
     )
 
 

@@ -16,9 +16,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from cassette_format.errors import CassetteError
-
-from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG, ProviderProblem, provider_error
 
 __all__ = ["IdleGate", "Latch", "OwnedCallback", "call_on", "owning_loop", "run_sync", "wake"]
 
@@ -170,10 +168,12 @@ def run_sync(
     loop; it refuses instead (INVALID_CONFIG) and names the awaitable to use there.
     """
     if owning_loop() is not None:
-        raise CassetteError(
-            f"{what} was called where an event loop is running, which it would block; "
-            f"use {instead} there",
-            INVALID_CONFIG,
+        raise provider_error(
+            ProviderProblem(
+                f"{what} was called where an event loop is running, which it would block; "
+                f"use {instead} there",
+                INVALID_CONFIG,
+            )
         )
 
     async def main() -> T:

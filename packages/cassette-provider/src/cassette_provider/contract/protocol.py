@@ -6,12 +6,11 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, Protocol, TypedDict, runtime_checkable
 
-from cassette_format.errors import CassetteError
 from cassette_format.records import Capabilities
 
 from cassette_provider.contract.abort import AbortSignal
 from cassette_provider.contract.agent import ParentAgent
-from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG, ProviderProblem, provider_error
 
 __all__ = [
     "ALL_CAPABILITIES",
@@ -73,13 +72,18 @@ class StartRequest:
         storage, the format's request rules, so one odd request never reaches the writer.
         """
         if not _is_parent_agent(self.parent):
-            raise CassetteError(
-                "StartRequest.parent must be a ParentAgent (a SimpleAgent or an adapter's agent)",
-                INVALID_CONFIG,
+            raise provider_error(
+                ProviderProblem(
+                    "StartRequest.parent must be a ParentAgent "
+                    "(a SimpleAgent or an adapter's agent)",
+                    INVALID_CONFIG,
+                )
             )
         if self.signal is not None and not isinstance(self.signal, AbortSignal):
-            raise CassetteError(
-                "StartRequest.signal must be an AbortSignal or None", INVALID_CONFIG
+            raise provider_error(
+                ProviderProblem(
+                    "StartRequest.signal must be an AbortSignal or None", INVALID_CONFIG
+                )
             )
 
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Final
 
-from cassette_format.errors import CassetteError
-
+from cassette_provider.contract.errors import (
+    DUPLICATE_PROVIDER,
+    NO_PROVIDER,
+    UNSUPPORTED_CAPABILITY,
+    ProviderProblem,
+    ProviderRegistryError,
+    provider_error,
+)
 from cassette_provider.contract.loops import run_sync
 from cassette_provider.contract.protocol import (
     StartRequest,
@@ -23,17 +28,6 @@ __all__ = [
     "ProviderRegistry",
     "ProviderRegistryError",
 ]
-
-#: A provider is registered under a name already taken.
-DUPLICATE_PROVIDER: Final = "DUPLICATE_PROVIDER"
-#: A start names no registered provider.
-NO_PROVIDER: Final = "NO_PROVIDER"
-#: A start asks for a request field the provider's capabilities do not allow.
-UNSUPPORTED_CAPABILITY: Final = "UNSUPPORTED_CAPABILITY"
-
-
-class ProviderRegistryError(CassetteError):
-    """A registry refusal with a stable `code` (duplicate name, no provider, capability)."""
 
 
 def _unsupported(provider: SubagentProvider, request: StartRequest) -> str | None:
@@ -66,9 +60,11 @@ class ProviderRegistry:
         name = provider.name
         with self._lock:
             if name in self._providers:
-                raise ProviderRegistryError(
-                    f'a subagent provider named "{name}" is already registered',
-                    DUPLICATE_PROVIDER,
+                raise provider_error(
+                    ProviderProblem(
+                        f'a subagent provider named "{name}" is already registered',
+                        DUPLICATE_PROVIDER,
+                    )
                 )
             self._providers[name] = provider
 
@@ -91,13 +87,15 @@ class ProviderRegistry:
         """Check capabilities, then delegate to the named provider's `start`."""
         provider = self._providers.get(name)
         if provider is None:
-            raise ProviderRegistryError(
-                f'no subagent provider registered for "{name}"', NO_PROVIDER
+            raise provider_error(
+                ProviderProblem(f'no subagent provider registered for "{name}"', NO_PROVIDER)
             )
         field = _unsupported(provider, request)
         if field is not None:
-            raise ProviderRegistryError(
-                f'subagent provider "{name}" does not support {field}', UNSUPPORTED_CAPABILITY
+            raise provider_error(
+                ProviderProblem(
+                    f'subagent provider "{name}" does not support {field}', UNSUPPORTED_CAPABILITY
+                )
             )
         return await provider.start(request)
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from cassette_format.errors import CassetteError
 from returns.result import Failure, Result, Success
 
-from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG, PatternError, ProviderProblem
 
 __all__ = ["JS_SPACE_CLASS", "JS_SPACE_MEMBERS", "PatternError", "compile_js_pattern"]
 
@@ -21,13 +20,6 @@ JS_SPACE_CLASS: Final = f"[{JS_SPACE_MEMBERS}]"
 _DOT: Final = "[^\\n\\r\\u2028\\u2029]"
 #: Escapes whose meaning is the same in both dialects (with re.ASCII).
 _SAME: Final = frozenset("dDwWbBnrtfv0123456789xu") | frozenset("\\/^$.*+?()[]{}|-")
-
-
-class PatternError(CassetteError):
-    """A custom pattern outside the supported subset, or one that does not compile."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, INVALID_CONFIG)
 
 
 def _translate(source: str) -> str | None:
@@ -80,9 +72,9 @@ def _translate(source: str) -> str | None:
     return None if in_class else "".join(out)
 
 
-def compile_js_pattern(source: str) -> Result[re.Pattern[str], PatternError]:
+def compile_js_pattern(source: str) -> Result[re.Pattern[str], ProviderProblem]:
     """Compile a JavaScript source with flags `gi`, or refuse it (REDACT-4, GAP-8)."""
-    refused = PatternError(f'invalid cassette redaction pattern "{source}"')
+    refused = ProviderProblem(f'invalid cassette redaction pattern "{source}"', INVALID_CONFIG)
     translated = _translate(source)
     if translated is None:
         return Failure(refused)

@@ -21,14 +21,14 @@ from cassette_topology.errors import INVALID_CONFIG
 from returns.iterables import Fold
 from returns.result import Failure, Result, Success
 
-from cassette_provider.live.js_regex import JS_SPACE_CLASS, PatternError, compile_js_pattern
+from cassette_provider.contract.errors import ProviderProblem
+from cassette_provider.live.js_regex import JS_SPACE_CLASS, compile_js_pattern
 from cassette_provider.live.secret_gate import may_hold_secret
 from cassette_provider.live.secret_shapes import Acceptor, compiled_shapes
 
 __all__ = [
     "REDACTED",
     "SHORTEST_BUILTIN_MATCH",
-    "ProtectedFieldError",
     "Redactor",
     "builtin_patterns",
     "catalogue_patterns",
@@ -103,12 +103,6 @@ def builtin_patterns() -> tuple[re.Pattern[str], ...]:
 def catalogue_patterns() -> tuple[re.Pattern[str], ...]:
     """The catalogued credential shapes' patterns, in catalogue order (secret_shapes.py)."""
     return tuple(shape.pattern for shape in _SHAPES)
-
-
-class ProtectedFieldError(Exception):
-    """A pattern would change a content block's `type` or an attachment's `mediaType`."""
-
-    code = INVALID_CONFIG
 
 
 def _keep_prefix(match: re.Match[str]) -> str:
@@ -275,7 +269,7 @@ class Redactor:
 
     def redact(
         self, value: object, content_root: str | None = None
-    ) -> Result[tuple[object, int], ProtectedFieldError]:
+    ) -> Result[tuple[object, int], ProviderProblem]:
         """Redact a plain-JSON snapshot in place and count; content blocks keep type fields."""
         if not self.enabled:
             return Success((value, 0))
@@ -297,9 +291,10 @@ class Redactor:
                         if (id(node), key) in protected:
                             if self.matches_any(item):
                                 return Failure(
-                                    ProtectedFieldError(
+                                    ProviderProblem(
                                         "redaction pattern matches protected content-block "
-                                        f'field "{key}"'
+                                        f'field "{key}"',
+                                        INVALID_CONFIG,
                                     )
                                 )
                             continue
@@ -433,7 +428,7 @@ def _protected_fields(value: object, content_root: str | None) -> set[tuple[int,
     return protected
 
 
-def compile_redactor(enabled: bool, custom: Sequence[str]) -> Result[Redactor, PatternError]:
+def compile_redactor(enabled: bool, custom: Sequence[str]) -> Result[Redactor, ProviderProblem]:
     """Built-ins plus translated custom patterns; nothing is compiled when disabled (REDACT-1).
 
     The built-ins are the reference's four patterns and then the catalogued shapes.

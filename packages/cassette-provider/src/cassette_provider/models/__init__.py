@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from cassette_format.lazy_exports import lazy_exports
 
-from cassette_provider.models.context import CallingSession, current_session, session_scope
-from cassette_provider.models.errors import (
+from cassette_provider.contract.errors import (
     ModelReplayError,
     SessionLogFormatError,
     SessionReplayMismatchError,
 )
+from cassette_provider.models.context import CallingSession, current_session, session_scope
 from cassette_provider.models.files import (
     harvest_session_logs,
     harvest_session_logs_sync,

@@ -26,7 +26,7 @@ from cassette_topology.sessions import (
     stale_role_names,
 )
 
-from cassette_provider.models.errors import raise_error, value_or_raise
+from cassette_provider.contract.errors import raise_session_error, session_value_or_raise
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -34,7 +34,7 @@ def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError:
-        raise_error(
+        raise_session_error(
             FormatProblem(f'cannot read session log "{path.resolve()}"', code=SESSION_LOG_READ)
         )
 
@@ -43,7 +43,7 @@ def load_session_log(path: str | os.PathLike[str]) -> SessionLog:
     """Read and verify one session log; raises SessionLogFormatError naming the line."""
     resolved = Path(path).resolve()
     parsed = parse_session_log(_read_bytes(resolved), source=str(resolved))
-    return value_or_raise(parsed.alt(lambda error: _located(error, resolved)))
+    return session_value_or_raise(parsed.alt(lambda error: _located(error, resolved)))
 
 
 def _located(error: FormatProblem, path: Path) -> FormatProblem:
@@ -75,14 +75,14 @@ def harvest_session_logs_sync(directory: str | os.PathLike[str]) -> tuple[Sessio
     """Select the highest generation per role in every directory below, primary first."""
     root = Path(directory)
     if not root.is_dir():
-        raise_error(
+        raise_session_error(
             FormatProblem(
                 f'cannot read session directory "{root.resolve()}"', code=SESSION_LOG_READ
             )
         )
     logs = [load_session_log(root / path) for path in select_session_log_paths(_listing(root))]
     ordered = order_primary_first(logs)
-    return value_or_raise(ordered.alt(lambda error: _located(error, root.resolve())))
+    return session_value_or_raise(ordered.alt(lambda error: _located(error, root.resolve())))
 
 
 async def harvest_session_logs(directory: str | os.PathLike[str]) -> tuple[SessionLog, ...]:
@@ -99,7 +99,9 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         replace_atomically(str(path), text.encode("utf-8"), purpose="tmp")
     except OSError:
-        raise_error(FormatProblem(f'cannot write session log "{path}"', code=SESSION_LOG_WRITE))
+        raise_session_error(
+            FormatProblem(f'cannot write session log "{path}"', code=SESSION_LOG_WRITE)
+        )
 
 
 def owned_directory(directory: str | os.PathLike[str]) -> Path:
@@ -109,7 +111,7 @@ def owned_directory(directory: str | os.PathLike[str]) -> Path:
     """
     root = Path(directory)
     if root.is_symlink():
-        raise_error(
+        raise_session_error(
             FormatProblem(
                 f'session directory "{root}" is a symbolic link and is never followed; '
                 "remove it if it is not yours",
@@ -119,7 +121,7 @@ def owned_directory(directory: str | os.PathLike[str]) -> Path:
     try:
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
-        raise_error(
+        raise_session_error(
             FormatProblem(f'cannot create session directory "{root}"', code=SESSION_LOG_WRITE)
         )
     return root
@@ -134,8 +136,8 @@ def write_session_logs_sync(
     roles the fresh recording no longer produces are removed so replay does not expect them.
     """
     root = owned_directory(directory)
-    ordered = value_or_raise(order_primary_first(logs))
-    texts = [value_or_raise(encode_session_log(log)) for log in ordered]
+    ordered = session_value_or_raise(order_primary_first(logs))
+    texts = [session_value_or_raise(encode_session_log(log)) for log in ordered]
     existing = [p.name for p in root.iterdir() if parse_session_log_name(p.name) is not None]
     names = next_generation_names(existing, len(ordered))
     written: list[Path] = []
@@ -173,7 +175,7 @@ def replace_session_logs_sync(
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.rewrite-", dir=root.parent))
     except OSError:
-        raise_error(
+        raise_session_error(
             FormatProblem(f'cannot stage session logs beside "{root}"', code=SESSION_LOG_WRITE)
         )
     try:
@@ -184,7 +186,7 @@ def replace_session_logs_sync(
         os.rename(staging, root)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
-        raise_error(
+        raise_session_error(
             FormatProblem(f'cannot replace session directory "{root}"', code=SESSION_LOG_WRITE)
         )
     except BaseException:

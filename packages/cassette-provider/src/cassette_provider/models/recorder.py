@@ -24,9 +24,9 @@ from cassette_topology.sessions import (
     session_label,
 )
 
+from cassette_provider.contract.errors import raise_session_error, session_value_or_raise
 from cassette_provider.live.snapshot import snapshot
 from cassette_provider.models.context import ResolvedSession, resolve_call
-from cassette_provider.models.errors import raise_error, value_or_raise
 from cassette_provider.models.files import write_session_logs
 from cassette_provider.models.redaction import SessionRedaction, session_redaction
 from cassette_provider.models.replayer import request_fingerprint
@@ -81,7 +81,7 @@ def _unanswered_call(
         code=SESSION_REQUEST_INVALID,
         session=session,
     )
-    _, binding = value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
+    _, binding = session_value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
     return RecordedCall(
         0,
         stored,
@@ -197,7 +197,7 @@ class SessionRecorder:
         persists that count as the seed boundary (`seedCalls`), so replay cuts it off.
         """
         if session_id in self._sessions:
-            raise_error(
+            raise_session_error(
                 FormatProblem(
                     f"session {session_label(session_id)} is already recorded",
                     code=SESSION_RECORD,
@@ -209,7 +209,7 @@ class SessionRecorder:
         if fork:
             known = self._sessions.get(parent) if parent is not None else None
             if known is None:
-                raise_error(
+                raise_session_error(
                     FormatProblem(
                         f"fork session {session_label(session_id)} needs a recorded parent",
                         code=SESSION_RECORD,
@@ -251,7 +251,7 @@ class SessionRecorder:
         declared = None if known is None else known.header.first_call_ordinal
         owner = self._ordinals.get(ordinal, resolved.session)
         if (known is not None and declared != ordinal) or owner != resolved.session:
-            raise_error(
+            raise_session_error(
                 FormatProblem(
                     f"session {session_label(resolved.session)} declared first-call ordinal "
                     f"{ordinal}, but that ordinal belongs to another session or the session "
@@ -279,7 +279,7 @@ class SessionRecorder:
         if (session_id is None and unkeyed_present) or (
             session_id is not None and not keyed and anonymous_present
         ):
-            raise_error(
+            raise_session_error(
                 FormatProblem(
                     f"session {session_label(session_id)} made a model call, but anonymous and "
                     "identified calls cannot be mixed in one recording",
@@ -321,7 +321,7 @@ class SessionRecorder:
     ) -> AsyncIterator[JsonValue]:
         """Stream the live model's chunks to the caller while recording them."""
         if self._stream_model is None:
-            raise_error(
+            raise_session_error(
                 FormatProblem("the recorder has no live streaming model", code=SESSION_RECORD)
             )
         call = self.begin_call(request, session_id)
@@ -340,7 +340,7 @@ class SessionRecorder:
     async def complete(self, request: JsonValue, session_id: str | None = None) -> JsonValue:
         """Answer the live model's body for a non-streamed call while recording it."""
         if self._complete_model is None:
-            raise_error(
+            raise_session_error(
                 FormatProblem("the recorder has no live completion model", code=SESSION_RECORD)
             )
         call = self.begin_call(request, session_id)
@@ -358,7 +358,7 @@ class SessionRecorder:
         logs: list[SessionLog] = []
         for key, session in self._sessions.items():
             if session.open_slots:
-                raise_error(
+                raise_session_error(
                     FormatProblem(
                         f"session {session_label(key)} still has "
                         f"{len(session.open_slots)} unfinished model call(s)",

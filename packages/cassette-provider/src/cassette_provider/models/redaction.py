@@ -19,10 +19,10 @@ from cassette_format.problem import FormatProblem
 from cassette_topology.sessions import SESSION_CONFIG
 from returns.pipeline import is_successful
 
+from cassette_provider.contract.errors import session_value_or_raise
 from cassette_provider.live.js_regex import compile_js_pattern
 from cassette_provider.live.redact import Redactor, compile_redactor
 from cassette_provider.live.snapshot import snapshot
-from cassette_provider.models.errors import value_or_raise
 from cassette_provider.models.stream_redaction import redact_across
 
 #: The member of an HTTP model request holding the URL query, stored without its `?`.
@@ -124,7 +124,9 @@ class SessionRedaction:
 def session_redaction(enabled: bool, patterns: Sequence[str] = ()) -> SessionRedaction:
     """Compile the session-log redaction, or fail with SESSION_CONFIG naming the problem."""
     compiled = compile_redactor(enabled, tuple(patterns))
-    return value_or_raise(compiled.map(SessionRedaction).alt(lambda _: _invalid_pattern(patterns)))
+    return session_value_or_raise(
+        compiled.map(SessionRedaction).alt(lambda _: _invalid_pattern(patterns))
+    )
 
 
 def _invalid_pattern(patterns: Sequence[str]) -> FormatProblem:

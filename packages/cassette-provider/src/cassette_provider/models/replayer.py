@@ -31,13 +31,13 @@ from cassette_topology.sessions import (
     start_binding,
 )
 
-from cassette_provider.models.context import observe_subagents, resolve_call
-from cassette_provider.models.errors import (
+from cassette_provider.contract.errors import (
     ModelReplayError,
-    as_exception,
-    raise_error,
-    value_or_raise,
+    raise_session_error,
+    session_error,
+    session_value_or_raise,
 )
+from cassette_provider.models.context import observe_subagents, resolve_call
 from cassette_provider.models.files import harvest_session_logs
 
 
@@ -48,7 +48,7 @@ def request_fingerprint(request: object, session: str | None) -> str:
         code=SESSION_REQUEST_INVALID,
         session=session,
     )
-    return value_or_raise(fingerprint(request).alt(lambda _: invalid))
+    return session_value_or_raise(fingerprint(request).alt(lambda _: invalid))
 
 
 def _both_fingerprints(request: JsonValue, session: str | None) -> tuple[str, str]:
@@ -58,7 +58,7 @@ def _both_fingerprints(request: JsonValue, session: str | None) -> tuple[str, st
         code=SESSION_REQUEST_INVALID,
         session=session,
     )
-    return value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
+    return session_value_or_raise(request_fingerprints(request).alt(lambda _: invalid))
 
 
 def _redacted(scripted: ScriptedCall, recorded_session: str) -> FormatProblem:
@@ -97,7 +97,7 @@ class SessionReplayer:
         allow_redacted_replay: bool = False,
     ) -> None:
         if binding not in BINDING_POLICIES:
-            raise_error(
+            raise_session_error(
                 FormatProblem(
                     f"binding must be one of {', '.join(BINDING_POLICIES)}", code=SESSION_CONFIG
                 )
@@ -116,7 +116,7 @@ class SessionReplayer:
     ) -> SessionReplayer:
         """Order logs primary-first and derive the scripts (fork children cut at the seed)."""
         return cls(
-            value_or_raise(derive_scripts(logs)),
+            session_value_or_raise(derive_scripts(logs)),
             binding=binding,
             allow_redacted_replay=allow_redacted_replay,
         )
@@ -191,7 +191,7 @@ class SessionReplayer:
 
     def _failed(self, error: FormatProblem) -> ModelReplayError:
         """The exception of a refused call, kept in `failures` before it is raised."""
-        failure = as_exception(error)
+        failure = session_error(error)
         self._failures.append(failure)
         return failure
 
@@ -223,4 +223,4 @@ class SessionReplayer:
         """Raise the first replay failure, else fail if any recorded call was not replayed."""
         if self._failures:
             raise self._failures[0]
-        value_or_raise(check_consumed(self._state))
+        session_value_or_raise(check_consumed(self._state))

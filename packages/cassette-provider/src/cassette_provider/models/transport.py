@@ -19,8 +19,8 @@ from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_format.problem import FormatProblem
 from cassette_topology.sessions import SESSION_ORDINAL, session_label
 
+from cassette_provider.contract.errors import raise_session_error
 from cassette_provider.extras import require_extra
-from cassette_provider.models.errors import raise_error
 from cassette_provider.models.recorder import CallRecording, SessionRecorder
 from cassette_provider.models.redaction import SessionRedaction, session_redaction
 from cassette_provider.models.replayer import SessionReplayer
@@ -70,7 +70,7 @@ def _session_of(request: httpx.Request) -> tuple[str | None, int | None]:
     if ordinal_text is None:
         return session, None
     if _ORDINAL.fullmatch(ordinal_text) is None:
-        raise_error(
+        raise_session_error(
             FormatProblem(
                 f"session {session_label(session)} sent a {ORDINAL_HEADER} header that is not "
                 "a non-negative decimal integer",

@@ -146,7 +146,7 @@ def model_failure_text(action: str, error: BaseException, record_again: str = ""
 
 def model_replay_error(error: BaseException) -> BaseException | None:
     """The first model replay error in an exception's cause/context chain (walked iteratively)."""
-    from cassette_provider.models.errors import ModelReplayError
+    from cassette_provider.contract.errors import ModelReplayError
 
     seen: set[int] = set()
     current: BaseException | None = error

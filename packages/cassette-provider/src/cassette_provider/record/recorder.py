@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from cassette_format.errors import CassetteError
 from cassette_format.records import RequestStorage
 from cassette_format.result_edge import or_raise
 from cassette_topology import TopologyTracker, live_call
@@ -13,7 +12,7 @@ from cassette_topology.exceptions import value_or_raise
 from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract.errors import NO_UPSTREAM
+from cassette_provider.contract.errors import NO_UPSTREAM, ProviderProblem, provider_error
 from cassette_provider.contract.protocol import (
     ProviderIdentity,
     StartRequest,
@@ -89,9 +88,11 @@ class RecordingProvider(ProviderIdentity):
         Any failure raises before anything is counted, reserved or written.
         """
         if self._registry.get(self._upstream_name) is not self._upstream:
-            raise CassetteError(
-                f'upstream subagent provider "{self._upstream_name}" is no longer registered',
-                NO_UPSTREAM,
+            raise provider_error(
+                ProviderProblem(
+                    f'upstream subagent provider "{self._upstream_name}" is no longer registered',
+                    NO_UPSTREAM,
+                )
             )
         redactor = self._ledger.redactor
         body = or_raise(normalize_request(request), identity)

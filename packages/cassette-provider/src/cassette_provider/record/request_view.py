@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final, TypeVar
 
-from cassette_format.errors import CassetteError, format_error
+from cassette_format.errors import format_error
 from cassette_format.records import (
     FullRequest,
     FullRequestView,
@@ -20,18 +20,13 @@ from cassette_topology import request_metadata
 from cassette_topology.exceptions import exception_for
 from returns.result import Failure, Result, Success
 
-from cassette_provider.contract.errors import INVALID_CONFIG
-from cassette_provider.live.redact import ProtectedFieldError, Redactor
+from cassette_provider.contract.errors import provider_error
+from cassette_provider.live.redact import Redactor
 
-__all__ = ["REQUEST", "refused_redaction", "request_view"]
+__all__ = ["REQUEST", "request_view"]
 
 #: How the format's rules name a request they refuse before it is written.
 REQUEST: Final = "subagent cassette request"
-
-
-def refused_redaction(problem: ProtectedFieldError) -> CassetteError:
-    """A redaction pattern that matches a protected content-block field (INVALID_CONFIG)."""
-    return CassetteError(str(problem), INVALID_CONFIG)
 
 
 _Kind = TypeVar("_Kind")
@@ -127,5 +122,5 @@ def request_view(
                 )
             )
         case Failure(problem):
-            return Failure(refused_redaction(problem))
+            return Failure(provider_error(problem))
     raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover

@@ -39,6 +39,7 @@ from returns.result import Failure, Result, Success
 from cassette_provider.contract.abort import AbortSignal, CancelledRunError
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.clock import elapsed_ms
+from cassette_provider.contract.errors import ProviderProblem, provider_error
 from cassette_provider.contract.protocol import (
     StartRequest,
     SubagentProvider,
@@ -47,7 +48,6 @@ from cassette_provider.contract.protocol import (
 )
 from cassette_provider.live.snapshot import copy_snapshot, snapshot_object
 from cassette_provider.record.ledger import Ledger
-from cassette_provider.record.request_view import refused_redaction
 
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun"]
 
@@ -229,7 +229,7 @@ class RecordedRun:
                     await self._finish(self._result_error(lossy))
                     raise lossy
             stored = copy_snapshot(live)  # the cassette's copy: redacted in place, then adopted
-            redacted = self._ledger.redactor.redact(stored, "output").alt(refused_redaction)
+            redacted = self._ledger.redactor.redact(stored, "output").alt(provider_error)
             match redacted.bind(_storable):  # FMT-13 refused here: it ends this call only
                 case Success((_, count)):
                     result = adopt_object(stored)  # type: ignore[arg-type] # plain JSON
@@ -272,7 +272,7 @@ class RecordedRun:
     def cut(self) -> asyncio.Future[None]:
         """End the call with a DISPOSE_TIMEOUT line unless its outcome is fixed; its line."""
         if self._phase in {Phase.STARTING, Phase.RUNNING}:
-            error = CassetteError(_CUT, DISPOSE_TIMEOUT)
+            error = provider_error(ProviderProblem(_CUT, DISPOSE_TIMEOUT))
             facts = self._ledger.facts(error)
             outcome: Outcome = (
                 ResultErrorOutcome(error=facts)

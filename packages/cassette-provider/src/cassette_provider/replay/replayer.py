@@ -26,7 +26,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import ABORTED, AbortController, AbortSignal
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract.errors import CassetteRecordedError
+from cassette_provider.contract.errors import ProviderProblem, provider_error, recorded_error
 from cassette_provider.contract.function_provider import aborted_result
 from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.contract.sessions import SessionBridge
@@ -65,10 +65,12 @@ def replayable(cassette: Recorded, path: str) -> Result[Recorded, CassetteError]
     if len(cassette):
         return Success(cassette)
     return Failure(
-        CassetteError(
-            f'cassette "{path}" holds no interactions: the recording made no subagent calls, '
-            "or it was interrupted before any call was written; record it again",
-            CASSETTE_EMPTY,
+        provider_error(
+            ProviderProblem(
+                f'cassette "{path}" holds no interactions: the recording made no subagent calls, '
+                "or it was interrupted before any call was written; record it again",
+                CASSETTE_EMPTY,
+            )
         )
     )
 
@@ -97,11 +99,6 @@ class ReplayUse:
 
     keys: frozenset[str]
     used: frozenset[str]
-
-
-def recorded_error(error: RecordedError) -> CassetteRecordedError:
-    """The replayed form of a recorded error (REPLAY-6)."""
-    return CassetteRecordedError(error.message, error.name, error.code)
 
 
 class ReplayProvider(ProviderIdentity):
@@ -173,8 +170,10 @@ class ReplayProvider(ProviderIdentity):
         if isinstance(outcome, StartErrorOutcome):
             raise recorded_error(outcome.error)
         if aborted:
-            raise CassetteRecordedError(
-                "cassette replay aborted before subagent publication", "AbortError", ABORTED
+            raise recorded_error(
+                RecordedError(
+                    "AbortError", "cassette replay aborted before subagent publication", ABORTED
+                )
             )
         remaining = scaled(max(0.0, timing.duration_ms - timing.start_latency_ms), self._scale)
         checked_delay(remaining)
@@ -223,7 +222,7 @@ class ReplayRun:
             raise recorded_error(outcome.error)
         if isinstance(outcome, ResultOutcome):
             return cast(SubagentResult, outcome.result.thaw())  # a fresh plain copy
-        raise CassetteRecordedError("invalid recorded result error", "CassetteError")
+        raise recorded_error(RecordedError("CassetteError", "invalid recorded result error"))
 
     async def dispose(self) -> None:
         """Abort the run signal, wait for the result; never raises (REPLAY-5)."""

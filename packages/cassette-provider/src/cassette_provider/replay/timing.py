@@ -11,7 +11,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortSignal
 from cassette_provider.contract.clock import Clock
-from cassette_provider.contract.errors import INVALID_CONFIG
+from cassette_provider.contract.errors import INVALID_CONFIG, ProviderProblem, provider_error
 
 __all__ = [
     "MAX_CHUNK_MS",
@@ -32,8 +32,10 @@ MAX_REPLAY_DELAY_MS: Final = 86_400_000
 def checked_delay(delay_ms: float) -> float:
     """A delay that is finite and non-negative, else INVALID_CONFIG (REPLAY-3)."""
     if not math.isfinite(delay_ms) or delay_ms < 0:
-        raise CassetteError(
-            "cassette replay delay must be a non-negative finite number", INVALID_CONFIG
+        raise provider_error(
+            ProviderProblem(
+                "cassette replay delay must be a non-negative finite number", INVALID_CONFIG
+            )
         )
     return delay_ms
 
@@ -42,8 +44,10 @@ def scaled(ms: float, scale: float) -> float:
     """`ms × scale`, refusing a non-finite result (REPLAY-2)."""
     value = ms * scale
     if not math.isfinite(value):
-        raise CassetteError(
-            "recorded cassette timing cannot be scaled to a finite delay", INVALID_CONFIG
+        raise provider_error(
+            ProviderProblem(
+                "recorded cassette timing cannot be scaled to a finite delay", INVALID_CONFIG
+            )
         )
     return value
 
@@ -73,11 +77,13 @@ def check_recorded_delays(recorded: RecordedDelays, scale: float) -> Result[None
         if not math.isfinite(longest) or longest > MAX_REPLAY_DELAY_MS:
             call_key, sequence = recorded.call_key(position), recorded.sequence(position)
             return Failure(
-                CassetteError(
-                    f'interaction "{call_key}" (sequence {sequence}) '
-                    f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
-                    'after speed scaling; replay it with timing "instant" or a higher speed',
-                    INVALID_CONFIG,
+                provider_error(
+                    ProviderProblem(
+                        f'interaction "{call_key}" (sequence {sequence}) '
+                        f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
+                        'after speed scaling; replay it with timing "instant" or a higher speed',
+                        INVALID_CONFIG,
+                    )
                 )
             )
     return Success(None)
