@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Final, Protocol
+from typing import Final
 
 from cassette_canonical import fingerprint
-from cassette_format.records.identity import CallGroup, CallIdentity
+from cassette_format.records.identity import CallGroup
 from returns.result import Result
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
@@ -23,13 +23,6 @@ _IDENTITY_HEX_LENGTH: Final = 12
 
 #: `group_key(parent_key, parent_context_fingerprint, request_fingerprint)` builds a group.
 group_key: Final = CallGroup
-
-
-class RecordedIdentity(Protocol):
-    """What places a recorded interaction in its exact group (DIAG-2, TOPO-3)."""
-
-    @property
-    def identity(self) -> CallIdentity: ...
 
 
 def readable_label(label: str | None) -> str:

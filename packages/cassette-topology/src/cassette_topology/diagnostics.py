@@ -11,7 +11,7 @@ from cassette_canonical import canonical_json
 from cassette_format.records import RequestMetadata
 from cassette_format.records.identity import CallGroup, CallIdentity
 
-from cassette_topology.call_keys import RecordedIdentity
+from cassette_topology.recorded_identity import RecordedIdentity
 
 MismatchReason = Literal[
     "group-exhausted",

@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 
 from returns.result import Failure, Result, Success
 
-from cassette_topology.call_keys import ROOT_KEY, RecordedIdentity, call_key
+from cassette_topology.call_keys import ROOT_KEY, call_key
 from cassette_topology.errors import CASSETTE_AMBIGUOUS, TopologyError
 from cassette_topology.live import LiveCall, LiveParent, live_call
 from cassette_topology.occurrences import OccurrenceCounts, group_digest
+from cassette_topology.recorded_identity import RecordedIdentity
 
 
 @dataclass(frozen=True, slots=True)
