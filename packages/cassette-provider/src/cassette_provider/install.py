@@ -24,7 +24,6 @@ from cassette_format.write.writer import CassetteWriter, WriteMode
 from cassette_topology import InteractionMatcher, TopologyTracker
 from cassette_topology.exceptions import exception_for, value_or_raise
 from cassette_topology.matcher import invalid_matcher_options
-from returns.functions import identity
 
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
 from cassette_provider.contract.errors import (
@@ -378,9 +377,11 @@ def _install_replay(registry: ProviderRegistry, config: ReplayConfig) -> Cassett
     name, speed = config.provider, config.speed  # checked when the config was made
     path = expand_path(config.file, config.clock.wall())
     # One verifying pass keeps an index; each outcome is read when its call is delivered.
-    index = or_raise(replayable(or_raise(read_replay_index(path), format_error), path), identity)
+    index = or_raise(
+        replayable(or_raise(read_replay_index(path), format_error), path), provider_error
+    )
     if config.timing == "recorded":
-        or_raise(check_recorded_delays(index, 1.0 / float(speed)), identity)
+        or_raise(check_recorded_delays(index, 1.0 / float(speed)), provider_error)
     matcher = value_or_raise(
         InteractionMatcher.build(
             index,

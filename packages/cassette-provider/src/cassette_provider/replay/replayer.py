@@ -9,7 +9,6 @@ from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar, cast
 
-from cassette_format.errors import CassetteError
 from cassette_format.records import (
     CassetteHeader,
     CassetteInteraction,
@@ -26,7 +25,7 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import ABORTED, AbortController, AbortSignal
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract.errors import ProviderProblem, provider_error, recorded_error
+from cassette_provider.contract.errors import ProviderProblem, recorded_error
 from cassette_provider.contract.function_provider import aborted_result
 from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.contract.sessions import SessionBridge
@@ -55,7 +54,7 @@ Recorded = TypeVar("Recorded", bound=Sized)
 CASSETTE_EMPTY: Final = "CASSETTE_EMPTY"
 
 
-def replayable(cassette: Recorded, path: str) -> Result[Recorded, CassetteError]:
+def replayable(cassette: Recorded, path: str) -> Result[Recorded, ProviderProblem]:
     """The cassette if it holds an interaction; a header-only file is refused (CASSETTE_EMPTY).
 
     A header and no calls is what a recording that made no subagent calls, or one stopped
@@ -65,12 +64,10 @@ def replayable(cassette: Recorded, path: str) -> Result[Recorded, CassetteError]
     if len(cassette):
         return Success(cassette)
     return Failure(
-        provider_error(
-            ProviderProblem(
-                f'cassette "{path}" holds no interactions: the recording made no subagent calls, '
-                "or it was interrupted before any call was written; record it again",
-                CASSETTE_EMPTY,
-            )
+        ProviderProblem(
+            f'cassette "{path}" holds no interactions: the recording made no subagent calls, '
+            "or it was interrupted before any call was written; record it again",
+            CASSETTE_EMPTY,
         )
     )
 

@@ -6,7 +6,6 @@ import asyncio
 import math
 from typing import Final, Protocol
 
-from cassette_format.errors import CassetteError
 from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import AbortSignal
@@ -70,20 +69,18 @@ class RecordedDelays(Protocol):
         ...
 
 
-def check_recorded_delays(recorded: RecordedDelays, scale: float) -> Result[None, CassetteError]:
+def check_recorded_delays(recorded: RecordedDelays, scale: float) -> Result[None, ProviderProblem]:
     """Refuse a cassette whose recorded timing, scaled, would wait past MAX_REPLAY_DELAY_MS."""
     for position in range(len(recorded)):
         longest = recorded.longest_delay(position) * scale
         if not math.isfinite(longest) or longest > MAX_REPLAY_DELAY_MS:
             call_key, sequence = recorded.call_key(position), recorded.sequence(position)
             return Failure(
-                provider_error(
-                    ProviderProblem(
-                        f'interaction "{call_key}" (sequence {sequence}) '
-                        f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
-                        'after speed scaling; replay it with timing "instant" or a higher speed',
-                        INVALID_CONFIG,
-                    )
+                ProviderProblem(
+                    f'interaction "{call_key}" (sequence {sequence}) '
+                    f"records a delay past the replay maximum of {MAX_REPLAY_DELAY_MS} ms "
+                    'after speed scaling; replay it with timing "instant" or a higher speed',
+                    INVALID_CONFIG,
                 )
             )
     return Success(None)
