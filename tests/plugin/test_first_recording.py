@@ -188,3 +188,47 @@ def test_once_re_records_a_committed_header_only_cassette_and_none_names_the_com
     assert len(cassette.read_bytes().splitlines()) == 2
     run(project).assert_outcomes(passed=1)
     assert leftovers(project) == []
+
+
+def test_a_new_episodes_run_whose_test_fails_leaves_the_cassette_unchanged(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    cassette = project.path / CASSETTE
+    committed = cassette.read_bytes()
+    seal = cassette.with_name(cassette.name + ".seal").read_bytes()
+    one_parent = FIRST_TEST.replace(  # one root for both top-level starts
+        '    parent = SimpleAgent(options={"agent": "planner"})\n',
+        "    parent = PARENT\n",
+    ).replace(
+        "async def ask(", 'PARENT = SimpleAgent(options={"agent": "planner"})\n\n\nasync def ask('
+    )
+    second_call = one_parent.replace(
+        'answer = await ask(cassette_registry, "check")',
+        'answer = await ask(cassette_registry, "check")\n'
+        '    assert await ask(cassette_registry, "new") == "live new"',
+    )
+    assert second_call.count("PARENT") == 2
+    assert second_call.count('"new"') == 1
+    project.makepyfile(test_first=second_call)
+    monkeypatch.setenv("FIRST_BUG", "after")
+    failed = run(project, "--subagent-cassette-mode=new_episodes")
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(
+        [
+            f"*the test failed, so its recording was not committed: *{CASSETTE.name} is unchanged.",
+            "Fix the test, then record again: pytest --subagent-cassette-mode=new_episodes "
+            "test_first.py::test_planner",
+        ]
+    )
+    assert cassette.read_bytes() == committed  # the new call was not appended
+    assert cassette.with_name(cassette.name + ".seal").read_bytes() == seal
+    kept = cassette.with_name(cassette.name + ".failed")
+    assert kept.read_bytes().startswith(committed)  # the staged copy, with the new call
+    assert len(kept.read_bytes().splitlines()) == 3
+    monkeypatch.delenv("FIRST_BUG")
+    run(project, "--subagent-cassette-mode=new_episodes").assert_outcomes(passed=1)
+    assert cassette.read_bytes().startswith(committed)
+    assert len(cassette.read_bytes().splitlines()) == 3
+    assert not kept.exists()
+    run(project).assert_outcomes(passed=1)  # the appended call replays

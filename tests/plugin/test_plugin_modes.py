@@ -7,7 +7,8 @@ replay run without it proves the answers came from the cassette. A partial run a
 
 Semantics checked (docs/testing-with-cassettes.md, "Record modes"):
 none replays or errors; once replays or records a missing file; new_episodes replays what
-matches and appends what does not; all re-records; rewrite re-records into a temporary file.
+matches and appends what does not (to a staged copy, moved over the cassette on a pass); all
+re-records; rewrite re-records into a temporary file.
 A recording reaches the cassette only when its test passes (issue 27): a failing test's
 recording is kept as `<cassette>.failed` and the committed cassette stays byte-identical.
 """
@@ -215,11 +216,27 @@ def test_partial_run_a_new_call_and_a_failing_test(
         return
     result.assert_outcomes(passed=1, failed=1)
     if mode == "new_episodes":
-        assert sorted(files) == [ASYNC, SYNC]
-        for name in (ASYNC, SYNC):  # appended after the recorded three, ids kept
-            assert labels(files[name]) == [*labels(recorded[name]), "delta"]
-            assert cassette_id(files[name]) == cassette_id(recorded[name])
-        result.stdout.fnmatch_lines(["*2 recorded, 2 live call(s)*"])
+        # The passing test's new call is appended after the recorded three (id kept); the
+        # failing test's cassette is byte-identical, its appended copy kept as `.failed`.
+        assert sorted(files) == [ASYNC, SYNC, SYNC_FAILED]
+        assert labels(files[ASYNC]) == [*labels(recorded[ASYNC]), "delta"]
+        assert cassette_id(files[ASYNC]) == cassette_id(recorded[ASYNC])
+        assert files[SYNC] == recorded[SYNC]
+        assert labels(files[SYNC_FAILED]) == [*labels(recorded[SYNC]), "delta"]
+        result.stdout.fnmatch_lines(
+            [
+                f"*the test failed, so its recording was not committed: *{SYNC} is unchanged.",
+                "Fix the test, then record again: pytest "
+                "--subagent-cassette-mode=new_episodes test_flow.py::test_sync_fan_out",
+                "*1 recorded, 2 live call(s), 0 covered, 1 recording(s) not committed*",
+            ]
+        )
+        monkeypatch.delenv("CASSETTE_TEST_FAIL_SYNC")
+        run(suite, monkeypatch, mode, upstream=True).assert_outcomes(passed=2)
+        files = snapshot(suite)
+        assert sorted(files) == [ASYNC, SYNC]  # the committed append removed the failed copy
+        assert labels(files[SYNC]) == [*labels(recorded[SYNC]), "delta"]
+        assert cassette_id(files[SYNC]) == cassette_id(recorded[SYNC])
         return
     # all, rewrite: the passing test's cassette is re-recorded; the failing test's cassette
     # is byte-identical and its recording is kept beside it as one named `.failed` file.

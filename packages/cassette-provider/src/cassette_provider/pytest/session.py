@@ -1,7 +1,8 @@
 """One test's installed cassette: install it, finish it, commit or discard it, report on it.
 
 A recording reaches the cassette only when its test passes and it recorded a call
-(failed_recordings); `rewrite` and `refresh` replace the cassette only then. Loaded only by
+(failed_recordings); `rewrite`, `refresh` and `new_episodes` replace the cassette only then
+(`new_episodes` appends to a staged copy of the cassette, moved over it on a pass). Loaded only by
 tests that use a cassette, so it imports the provider stack freely.
 """
 
@@ -17,6 +18,7 @@ import pytest
 from cassette_format.errors import CassetteError
 from cassette_format.read.parse import load_cassette
 from cassette_format.records.cassette_file import CassetteFile
+from cassette_format.write.safe_files import create_new, write_all
 from cassette_format.write.tail_seal import discard_sealed, replace_sealed
 from cassette_topology.drift import DriftReport, drift_report
 from cassette_topology.drift_terms import drift_lines
@@ -27,6 +29,7 @@ from cassette_provider.episodes import EpisodeHandle, install_episodes
 from cassette_provider.install import RecordConfig, ReplayConfig
 from cassette_provider.pytest.failed_recordings import (
     discard_stale_failed,
+    failed_sibling,
     keep_failed,
     no_call_message,
     not_committed_note,
@@ -136,6 +139,8 @@ class CassetteSession:
     committed: bool = False
     no_call: bool = False
     kept: Path | None = None
+    staged: bool = False
+    appended: bool = False
 
     def finish(self, *, passed: bool, interrupted: bool = False) -> BaseException | None:
         """Dispose of the handle once; return what it raised (unconsumed calls, write faults).
@@ -154,7 +159,8 @@ class CassetteSession:
         recording = self.plan.action == "record"
         recorded = self.handle.provider.counts().recorded
         self.no_call = recording and passed and recorded == 0
-        hold = recording and (not passed or recorded == 0)
+        hold = (recording or self.staged) and (not passed or recorded == 0)
+        self.appended = self.staged and recorded > 0
         try:
             self.loop.run_until_complete(self.handle.dispose(interrupted=interrupted or hold))
         except Exception as error:  # reported as the test's failure by the caller
@@ -162,15 +168,28 @@ class CassetteSession:
         finally:
             self._record_use()
             if hold:
-                self.kept = keep_failed(self.target, self.plan.path, recorded=recorded)
-        if recording and not hold:
+                self.kept = self._keep_failed(recorded)
+        if (recording or self.staged) and not hold:
             self.committed = True
             discard_stale_failed(self.plan.path)
         return None
 
+    def _keep_failed(self, recorded: int) -> Path | None:
+        """Keep a failed recording as `<cassette>.failed` (a staged append: its copy)."""
+        if not self.staged:
+            return keep_failed(self.target, self.plan.path, recorded=recorded)
+        if recorded == 0 or not self.target.is_file():
+            discard_sealed(self.target)
+            return None
+        kept = failed_sibling(self.plan.path)
+        discard_sealed(kept)
+        os.replace(self.target, kept)
+        discard_sealed(self.target)  # no seal was written for an interrupted append
+        return kept
+
     def not_committed_note(self, nodeid: str) -> str | None:
         """What a failed recording left and the command that records again (None otherwise)."""
-        if self.plan.action != "record" or self.committed:
+        if self.committed or not (self.plan.action == "record" or self.appended):
             return None
         command = record_command(OPTION, nodeid, self.record_again)
         return not_committed_note(self.plan.path, self.kept, existed=self.existed, command=command)
@@ -215,7 +234,7 @@ class CassetteSession:
                 return error
             self.drift = None if handle.drift is None else drift_lines_for(handle.drift)
             return None
-        if self.plan.rewrite:
+        if self.plan.rewrite or self.staged:
             if passed and self.committed and self.target.is_file():
                 replace_sealed(self.target, self.plan.path)  # its seal too; the old mode is kept
             else:
@@ -287,7 +306,7 @@ class CassetteSession:
         counts = self.handle.provider.counts()
         action = self.plan.action
         stats: dict[str, object] = {
-            "action": NOT_COMMITTED if action == "record" and not self.committed else action,
+            "action": NOT_COMMITTED if self._not_committed() else action,
             "replayed": counts.replayed,
             "recorded": counts.recorded,
             "covered": self.covered_count,
@@ -296,12 +315,34 @@ class CassetteSession:
             stats["drift"] = {"path": str(self.plan.path), "lines": self.drift}
         return stats
 
+    def _not_committed(self) -> bool:
+        """A recording (or a staged append that recorded) that did not become the cassette."""
+        return not self.committed and (self.plan.action == "record" or self.appended)
+
     def close(self) -> None:
         """Release the guard and the private loop of a sync test."""
         if self.guard is not None:
             self.guard.remove()
         if self.owns_loop and not self.loop.is_closed():
             self.loop.close()
+
+
+def _stage_copy(cassette: Path, copy: Path) -> None:
+    """A private copy of the cassette for `new_episodes` to append to (committed on a pass)."""
+    data = cassette.read_bytes()
+    fd = create_new(str(copy))
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _abandon(loop: asyncio.AbstractEventLoop | None, staged: Path | None) -> None:
+    """Undo a session that could not be installed: its private loop, its staged copy."""
+    if loop is not None:
+        loop.close()
+    if staged is not None:
+        discard_sealed(staged)
 
 
 def open_session(
@@ -324,27 +365,29 @@ def open_session(
     else:  # a sync test, or a coroutine test no async plugin claims (run here, on this loop)
         loop = asyncio.new_event_loop()
         owns_loop = True
-    target = rewrite_target(plan.path) if plan.rewrite else plan.path
+    staged = plan.action == "new_episodes"
+    target = rewrite_target(plan.path) if plan.rewrite or staged else plan.path
     existed = plan.path.exists()
     # What records this test again after a failed recording: a re-recording mode re-records
-    # an existing cassette; `once` records a missing (or header-only) one.
-    again: RecordMode = mode if existed and mode in {"all", "rewrite"} else "once"
+    # an existing cassette, new_episodes appends again; `once` records a missing one.
+    again: RecordMode = mode if existed and mode in {"all", "rewrite", "new_episodes"} else "once"
+    if staged:
+        _stage_copy(plan.path, target)
     refusal: str | None = None
     try:
         handle = _install(plan, registry, target)
     except CassetteError as error:  # a bad cassette or config: escaped text, no traceback
         refusal = setup_refusal(plan, registry, error)
     except BaseException:
-        if owns_loop:
-            loop.close()
+        _abandon(loop if owns_loop else None, target if staged else None)
         raise
     if refusal is not None:  # failed outside the handler: one message, no chained traceback
-        if owns_loop:
-            loop.close()
+        _abandon(loop if owns_loop else None, target if staged else None)
         pytest.fail(refusal, pytrace=False)
     session = CassetteSession(
         plan, handle, loop, owns_loop, target, existed, again, runs_test=runs_test, uses=uses
     )
+    session.staged = staged
     if plan.action == "record" and plan.path.is_file():  # all, rewrite: drift against it
         session.before = loaded_or_none(plan.path)
     if plan.action == "replay" and plan.options.get("block_network") is True:
