@@ -20,7 +20,12 @@ from dataclasses import MISSING, dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, dataclass_transform
 
-from cassette_format.records.frozen_json import adopt_array, adopt_object, freeze_json
+from cassette_format.records.frozen_json import (
+    adopt_array,
+    adopt_object,
+    freeze_json,
+    shared_data,
+)
 
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
@@ -66,8 +71,9 @@ class Kind:
 
     `fits` is the one-pass check's condition (names it uses come from `rules.fast`),
     `decode` the attribute built from a checked value, `encode` the JSON written from the
-    attribute. `value` is a constant the templates name as `{c}`; `records` the record
-    types a nested kind checks, decodes and writes through theirs.
+    attribute, `share` the same JSON for `to_wire` (payload containers shared, not copied;
+    empty: as `encode`). `value` is a constant the templates name as `{c}`; `records` the
+    record types a nested kind checks, decodes and writes through theirs.
     """
 
     name: str
@@ -78,6 +84,7 @@ class Kind:
     records: tuple[type[Any], ...] = ()
     discriminator: str = ""
     parts: tuple[tuple[str, Kind], ...] = ()
+    share: str = ""
 
 
 TEXT: Final = Kind("string", "type({x}) is str")
@@ -99,8 +106,12 @@ MILLIS: Final = Kind(
     "((type({x}) is float and 0 <= {x} < INFINITY) or (type({x}) is int and {x} >= 0))",
 )
 NAMES: Final = Kind("array of strings", "names_fit({x})", "tuple({x})", "list({x})")
-BLOCKS: Final = Kind("content blocks", "blocks_fit({x})", "adopt_array({x})", "{x}.thaw()")
-OBJECT: Final = Kind("object", "type({x}) is dict", "adopt_object({x})", "{x}.thaw()")
+BLOCKS: Final = Kind(
+    "content blocks", "blocks_fit({x})", "adopt_array({x})", "{x}.thaw()", share="SHARED({x})"
+)
+OBJECT: Final = Kind(
+    "object", "type({x}) is dict", "adopt_object({x})", "{x}.thaw()", share="SHARED({x})"
+)
 
 
 TIMESTAMP: Final = Kind("RFC 3339 timestamp", "(type({x}) is str and valid_created_at({x}))")
@@ -122,7 +133,13 @@ def nested(record_type: type[Any]) -> Kind:
     """A nested record, checked, decoded and written by its own declaration."""
     name = record_type.__name__
     return Kind(
-        name, f"fits_{name}({{x}})", f"decode_{name}({{x}})", "{x}.to_json()", None, (record_type,)
+        name,
+        f"fits_{name}({{x}})",
+        f"decode_{name}({{x}})",
+        "{x}.to_json()",
+        None,
+        (record_type,),
+        share="{x}.to_wire()",
     )
 
 
@@ -137,6 +154,7 @@ def union(discriminator: str, *variants: type[Any]) -> Kind:
         None,
         variants,
         discriminator,
+        share="{x}.to_wire()",
     )
 
 
@@ -153,6 +171,7 @@ def open_object(**parts: Kind) -> Kind:
         (),
         "",
         items,
+        "SHARED({x})",
     )
 
 
@@ -194,6 +213,14 @@ class Declared:
 
     def to_json(self) -> dict[str, JsonValue]:
         """The on-disk object: present members only, in on-disk order, as fresh plain data."""
+        raise NotImplementedError  # pragma: no cover - replaced by `record`
+
+    def to_wire(self) -> dict[str, JsonValue]:
+        """`to_json` sharing the frozen payloads' own containers: only to serialize or check.
+
+        Nothing is copied (issue 24: the writer serializes each record once); whoever gets
+        it must not change it, nor hand it on.
+        """
         raise NotImplementedError  # pragma: no cover - replaced by `record`
 
 
@@ -250,11 +277,14 @@ def _constant_name(kind: Kind, index: int, namespace: dict[str, Any]) -> str:
     return name
 
 
-def _to_json_source(declared: tuple[Member, ...], namespace: dict[str, Any]) -> str:
-    lines = ["def to_json(self):", "    out = {}"]
+def _to_json_source(
+    declared: tuple[Member, ...], namespace: dict[str, Any], name: str = "to_json"
+) -> str:
+    lines = [f"def {name}(self):", "    out = {}"]
     for index, item in enumerate(declared):
         constant = _constant_name(item.kind, index, namespace)
-        value = item.kind.encode.format(x="x", c=constant)
+        template = item.kind.share if name == "to_wire" and item.kind.share else item.kind.encode
+        value = template.format(x="x", c=constant)
         if item.fixed:
             lines.append(f"    out[{item.wire!r}] = {value}")
             continue
@@ -292,7 +322,11 @@ def record(record_type: type[_Record]) -> type[_Record]:
         for name, value in vars(record_type).items()
         if isinstance(value, dataclasses.Field) and _is_payload(value.metadata[_DECLARED][1])
     )
-    namespace: dict[str, Any] = {"SET": object.__setattr__, "FREEZE": freeze_json}
+    namespace: dict[str, Any] = {
+        "SET": object.__setattr__,
+        "FREEZE": freeze_json,
+        "SHARED": shared_data,
+    }
     if payloads:
         post_init = compiled(_post_init_source(payloads), namespace, "__post_init__")
         setattr(record_type, "__post_init__", post_init)  # noqa: B010 - before dataclass() reads it
@@ -300,22 +334,27 @@ def record(record_type: type[_Record]) -> type[_Record]:
     declared = _members_of(made)
     made.__members__ = declared  # type: ignore[attr-defined]
     made.to_json = _first_to_json(made, declared, namespace)  # type: ignore[attr-defined]
+    made.to_wire = _first_to_json(made, declared, namespace, "to_wire")  # type: ignore[attr-defined]
     return made
 
 
 def _first_to_json(
-    made: type[Any], declared: tuple[Member, ...], namespace: dict[str, Any]
+    made: type[Any], declared: tuple[Member, ...], namespace: dict[str, Any], name: str = "to_json"
 ) -> Callable[[Any], dict[str, JsonValue]]:
-    """`to_json` that generates the record's own on first use (`verify` never writes JSON)."""
+    """`to_json` (or `to_wire`) that generates the record's own on first use.
+
+    `verify` never writes JSON, so it never pays for generating it.
+    """
+    doc = getattr(Declared, name).__doc__
 
     def to_json(self: Any) -> dict[str, JsonValue]:
-        generated = compiled(_to_json_source(declared, namespace), namespace, "to_json")
-        generated.__doc__ = Declared.to_json.__doc__
-        made.to_json = generated
+        generated = compiled(_to_json_source(declared, namespace, name), namespace, name)
+        generated.__doc__ = doc
+        setattr(made, name, generated)
         result: dict[str, JsonValue] = generated(self)
         return result
 
-    to_json.__doc__ = Declared.to_json.__doc__
+    to_json.__doc__ = doc
     return to_json
 
 

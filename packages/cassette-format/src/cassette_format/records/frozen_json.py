@@ -26,6 +26,7 @@ __all__ = [
     "freeze_array",
     "freeze_json",
     "freeze_object",
+    "shared_data",
     "thaw_json",
 ]
 
@@ -215,6 +216,15 @@ def freeze_json(value: JsonValue | FrozenJson) -> FrozenJson:
     if isinstance(value, list | FrozenArray):
         return freeze_array(value)
     return value
+
+
+def shared_data(view: FrozenObject | FrozenArray) -> dict[str, JsonValue] | list[JsonValue]:
+    """The view's own container, not a copy: for a serializer or a check that only reads it.
+
+    Records' `to_wire` is its one user (issue 24: the writer serializes without a thaw).
+    """
+    data: dict[str, JsonValue] | list[JsonValue] = view._data  # type: ignore[assignment]
+    return data
 
 
 def thaw_json(value: FrozenJson) -> JsonValue:

@@ -85,8 +85,12 @@ class Sealed:
 
 
 def _chained(body: InteractionBody, previous_hash: str) -> dict[str, JsonValue]:
-    """The body's on-disk members plus the link to the record before it."""
-    unhashed = body.to_json()
+    """The body's on-disk members plus the link to the record before it.
+
+    Its payloads are the frozen views' own containers (`to_wire`): they are serialized and
+    checked here, never changed, so no copy is made.
+    """
+    unhashed = body.to_wire()
     unhashed[PREVIOUS_HASH] = previous_hash
     return unhashed
 

@@ -25,6 +25,7 @@ from cassette_provider.contract.errors import ProviderProblem
 from cassette_provider.live.js_regex import JS_SPACE_CLASS, compile_js_pattern
 from cassette_provider.live.secret_gate import may_hold_secret
 from cassette_provider.live.secret_shapes import Acceptor, compiled_shapes
+from cassette_provider.live.snapshot import copy_snapshot
 
 __all__ = [
     "REDACTED",
@@ -168,23 +169,29 @@ SHORTEST_BUILTIN_MATCH: Final = 6
 _CACHED_LENGTH: Final = 256
 
 
+def _gated(text: str) -> tuple[str, int]:
+    """The built-ins over one string, unless it has none of the marks every match holds.
+
+    Almost every string a harness records has none (secret_gate.py): it is returned at once.
+    """
+    if not may_hold_secret(text):
+        return text, 0
+    return _apply(_KEY_PATTERNS, text)
+
+
 @functools.lru_cache(maxsize=4096)
 def _builtins_cached(text: str) -> tuple[str, int]:
     """Memoized built-ins (the process already holds these strings; nothing is written)."""
-    return _apply(_KEY_PATTERNS, text)
+    return _gated(text)
 
 
 def _builtins(text: str) -> tuple[str, int]:
-    """The built-ins over one string; short strings (keys, labels, names) are memoized.
-
-    A string with none of the marks every built-in match holds is returned at once
-    (secret_gate.py): that is almost every string a harness records.
-    """
-    if len(text) < SHORTEST_BUILTIN_MATCH or not may_hold_secret(text):
+    """The built-ins over one string; short strings (keys, labels, names) are memoized."""
+    if len(text) < SHORTEST_BUILTIN_MATCH:
         return text, 0
     if len(text) <= _CACHED_LENGTH:
         return _builtins_cached(text)
-    return _apply(_KEY_PATTERNS, text)
+    return _gated(text)
 
 
 def _matches(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
@@ -273,8 +280,10 @@ class Redactor:
         """Redact a plain-JSON snapshot in place and count; content blocks keep type fields."""
         if not self.enabled:
             return Success((value, 0))
-        if len(self.patterns) == len(_KEY_PATTERNS) and self.builtins and _clean(value):
-            return Success((value, _redact_secret_keys(value)))  # what the walk below does
+        if self._builtins_only:
+            clean, secret_keys = _clean(value)
+            if clean:  # what the walk below does, without asking any pattern
+                return Success((value, _redact_secret_keys(value) if secret_keys else 0))
         protected = _protected_fields(value, content_root)
         if isinstance(value, str):
             return Success(self.redact_text(value))
@@ -311,6 +320,26 @@ class Redactor:
                     elif isinstance(item, (dict, list)):
                         stack.append(item)
         return Success((value, count))
+
+    def redacted(
+        self, value: dict[str, object], content_root: str | None = None
+    ) -> Result[tuple[dict[str, object], int], ProviderProblem]:
+        """What to store of a snapshot: the value itself when redaction leaves it as it is,
+        else a redacted copy (`value` is never changed).
+
+        Issue 24: the usual value (no secret, no secret key) is checked once and not copied.
+        """
+        if not self.enabled:
+            return Success((value, 0))
+        if self._builtins_only and _clean(value) == (True, False):
+            return Success((value, 0))
+        copy = copy_snapshot(value)
+        return self.redact(copy, content_root).map(lambda redacted: (copy, redacted[1]))
+
+    @property
+    def _builtins_only(self) -> bool:
+        """Whether the patterns are exactly the built-ins (no custom pattern to ask)."""
+        return self.builtins and len(self.patterns) == len(_KEY_PATTERNS)
 
     def _rename_keys(self, node: dict[str, object]) -> int:
         """Redact the object's keys in place; returns the match count.
@@ -371,13 +400,15 @@ _HINTS: Final = {
 _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 
-def _clean(value: object) -> bool:
-    """Whether no built-in pattern can match any string or key of `value` (one gate for all).
+def _clean(value: object) -> tuple[bool, bool]:
+    """Whether no built-in pattern can match any string or key of `value` (one gate for
+    all), and whether one of its keys is a secret key.
 
     The strings are joined with NUL bytes, which belong to no mark, so the gate finds a
     mark in the joined text wherever one string holds one (secret_gate.py).
     """
     texts: list[str] = []
+    secret_keys = False
     stack: list[object] = [value]
     while stack:
         node = stack.pop()
@@ -385,10 +416,11 @@ def _clean(value: object) -> bool:
             texts.append(node)
         elif isinstance(node, dict):
             texts.extend(node)
+            secret_keys = secret_keys or any(map(is_secret_key, node))
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return not may_hold_secret("\x00".join(texts))
+    return not may_hold_secret("\x00".join(texts)), secret_keys
 
 
 def _redact_secret_keys(value: object) -> int:

@@ -47,16 +47,17 @@ _FOLD: Final = bytes.maketrans(
 )
 
 
-def _searches(*words: str) -> tuple[Callable[[bytes], re.Match[bytes] | None], ...]:
+def _searches(words: tuple[str, ...]) -> tuple[Callable[[bytes], re.Match[bytes] | None], ...]:
     """A literal search per word (the regex engine's literal scan runs at an even pace)."""
     return tuple(re.compile(re.escape(word.encode("utf-8"))).search for word in words)
 
 
-_LITERALS: Final = _searches(
+#: The literal marks: reference pattern 1, URL passwords, key blocks, and the words of
+#: password-in-prose (its non-ASCII letters are matched in the listed cases only).
+_WORDS: Final = (
     "bearer",
     "://",
     "-----begin",
-    # password-in-prose's words (its non-ASCII letters are matched in the listed cases)
     "pw",
     "kennwort",
     "contrase",
@@ -71,13 +72,25 @@ _LITERALS: Final = _searches(
     "ifre",
 )
 #: Words holding `pass`: looked for only where `pass` is.
+_PASS_WORDS: Final = ("passw", "passc", "passp", "mot de passe")
+#: Words with non-ASCII letters: each looked for only where its first byte is.
+_NON_ASCII_WORDS: Final = ("hasło", "ароль", "ПАРОЛЬ", "パスワード", "密码", "密碼", "비밀번호")
+_LITERALS: Final = _searches(_WORDS)
 _PASS: Final = re.compile(b"pass").search
-_PASS_WORDS: Final = _searches("passw", "passc", "passp", "mot de passe")
-#: Words with non-ASCII letters, each behind its first byte (absent from most text).
+_PASS_LITERALS: Final = _searches(_PASS_WORDS)
 _NON_ASCII: Final = tuple(
-    (word.encode("utf-8")[0], _searches(word)[0])
-    for word in ("hasło", "ароль", "ПАРОЛЬ", "パスワード", "密码", "密碼", "비밀번호")
+    zip(
+        [word.encode("utf-8")[0] for word in _NON_ASCII_WORDS],
+        _searches(_NON_ASCII_WORDS),
+        strict=True,
+    )
 )
+#: Every literal in one alternation, for texts of at most `_SHORT` bytes (one scan whose
+#: cost grows with the text, where the searches above each cost a fixed amount).
+_ANY_LITERAL: Final = re.compile(
+    b"|".join(re.escape(word.encode("utf-8")) for word in _WORDS + _PASS_WORDS + _NON_ASCII_WORDS)
+).search
+_SHORT: Final = 96
 #: How a name before a separator ends: `api_key`, `client-secret`, `private_key_id`, ….
 _SEPARATED_NAMES: Final = (
     b"key",
@@ -172,10 +185,16 @@ def _named_separator(folded: bytes) -> bool:
 
 
 def _has_literal(folded: bytes) -> bool:
-    """Whether one of the literal marks occurs in the folded text."""
+    """Whether one of the literal marks occurs in the folded text.
+
+    A short text takes one scan for all of them (a scan that costs per byte); a long one
+    a search per literal (each fast per byte, but with a fixed cost).
+    """
+    if len(folded) <= _SHORT:
+        return _ANY_LITERAL(folded) is not None
     if any(search(folded) for search in _LITERALS):
         return True
-    if _PASS(folded) and any(search(folded) for search in _PASS_WORDS):
+    if _PASS(folded) and any(search(folded) for search in _PASS_LITERALS):
         return True
     return not folded.isascii() and any(
         lead in folded and search(folded) for lead, search in _NON_ASCII

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Final
+from typing import Any, Final, cast
 
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
@@ -18,7 +17,8 @@ _SAFE: Final = MAX_SAFE_INTEGER + 1  # 2^53: integers up to it are exact doubles
 
 
 _Container = dict[str, object] | list[object]
-_Frame = tuple[Iterator[tuple[object, object]], _Container, int]
+#: A container to copy (source, empty copy), or the id of one whose subtree is done.
+_Pending = tuple[Any, _Container] | int
 
 
 class NotLossless(Exception):
@@ -67,44 +67,63 @@ def _copy_of(item: object) -> _Container | NotLossless | None:
 
 
 def snapshot(value: object) -> Result[object, NotLossless]:
-    """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles."""
+    """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles.
+
+    One pass per container (issue 24): its members are copied in a plain loop, strings and
+    the other common scalars inline, and only nested containers go on the stack. An `int`
+    on the stack marks where a container's subtree ends, so `on_path` holds exactly the
+    ancestors of what is being copied: a container met again below itself is a cycle,
+    while one shared by two branches is simply copied twice.
+    """
     root = _copy_of(value)
     if root is None:
         scalar = _scalar(value)
         return Failure(scalar) if isinstance(scalar, NotLossless) else Success(scalar)
     if isinstance(root, NotLossless):
         return Failure(root)
-    frames: list[_Frame] = [(_entries(value), root, id(value))]
-    on_path = {id(value)}
-    while frames:
-        entries, target, ident = frames[-1]
-        entry = next(entries, None)
-        if entry is None:
-            frames.pop()
-            on_path.discard(ident)
+    pending: list[_Pending] = [(value, root)]
+    on_path: set[int] = set()
+    while pending:
+        entry = pending.pop()
+        if type(entry) is int:
+            on_path.discard(entry)  # the container's subtree is done
             continue
-        key, item = entry
-        if isinstance(target, dict) and type(key) is not str:
-            return Failure(NotLossless("object key is not a string"))
-        child = _copy_of(item)
-        copied: object
-        if child is None:
-            copied = _scalar(item)
-            if isinstance(copied, NotLossless):
-                return Failure(copied)
-        elif isinstance(child, NotLossless):
-            return Failure(child)
-        else:
-            if id(item) in on_path:
-                return Failure(NotLossless("cycle"))
-            on_path.add(id(item))
-            frames.append((_entries(item), child, id(item)))
-            copied = child
+        source, target = cast(tuple[Any, _Container], entry)
+        ident = id(source)
+        if ident in on_path:
+            return Failure(NotLossless("cycle"))
+        on_path.add(ident)
+        pending.append(ident)
         if isinstance(target, dict):
-            target[str(key)] = copied  # an exact str: str() returns it as it is
+            for key, item in source.items():
+                if type(key) is not str:
+                    return Failure(NotLossless("object key is not a string"))
+                copied = _member(item, pending)
+                if isinstance(copied, NotLossless):
+                    return Failure(copied)
+                target[key] = copied
         else:
-            target.append(copied)
+            append = target.append
+            for item in source:
+                copied = _member(item, pending)
+                if isinstance(copied, NotLossless):
+                    return Failure(copied)
+                append(copied)
     return Success(root)
+
+
+def _member(item: object, pending: list[_Pending]) -> object:
+    """The copy of one member: a scalar, or an empty container queued to be filled."""
+    kind = type(item)
+    if kind is str or kind is bool or item is None:
+        return item
+    if kind is dict or kind is list:
+        copy: _Container = {} if kind is dict else []
+        pending.append((item, copy))
+        return copy
+    if isinstance(item, (dict, list)):
+        return NotLossless(f"{kind.__name__} is not plain JSON")
+    return _scalar(item)
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
@@ -117,14 +136,6 @@ def _object(copied: object) -> Result[dict[str, object], NotLossless]:
     if isinstance(copied, dict):
         return Success(copied)
     return Failure(NotLossless(f"{type(copied).__name__} is not a JSON object"))
-
-
-def _entries(container: object) -> Iterator[tuple[object, object]]:
-    """(key, item) pairs of a dict, or (index, item) pairs of a list."""
-    if isinstance(container, dict):
-        return iter(container.items())
-    assert isinstance(container, list)
-    return enumerate(container)
 
 
 def copy_snapshot(value: dict[str, object]) -> dict[str, object]:

@@ -46,7 +46,7 @@ from cassette_provider.contract.protocol import (
     SubagentResult,
     SubagentRun,
 )
-from cassette_provider.live.snapshot import copy_snapshot, snapshot_object
+from cassette_provider.live.snapshot import snapshot_object
 from cassette_provider.record.ledger import Ledger
 
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun"]
@@ -66,7 +66,9 @@ def _unwatched() -> None:
     """No signal listener to remove."""
 
 
-def _storable(redacted: tuple[object, int]) -> Result[tuple[object, int], CassetteError]:
+def _storable(
+    redacted: tuple[dict[str, object], int],
+) -> Result[tuple[dict[str, object], int], CassetteError]:
     """The redacted result, or why the cassette cannot hold it (FMT-13)."""
     return check_result(redacted[0], _RESULT).map(lambda _: redacted).alt(format_error)
 
@@ -228,11 +230,13 @@ class RecordedRun:
                     lossy = TypeError(_RESULT_LOSSY)
                     await self._finish(self._result_error(lossy))
                     raise lossy
-            stored = copy_snapshot(live)  # the cassette's copy: redacted in place, then adopted
-            redacted = self._ledger.redactor.redact(stored, "output").alt(provider_error)
+            # The cassette's copy: `live` itself when redaction changes nothing (it is
+            # serialized before the caller gets `live`, and dropped with the line), else a
+            # redacted copy; adopted, not copied again.
+            redacted = self._ledger.redactor.redacted(live, "output").alt(provider_error)
             match redacted.bind(_storable):  # FMT-13 refused here: it ends this call only
-                case Success((_, count)):
-                    result = adopt_object(stored)  # type: ignore[arg-type] # plain JSON
+                case Success((stored, count)):
+                    result = adopt_object(stored)  # plain JSON
                     await self._finish(ResultOutcome(result=result, redactions=count))
                     return cast(SubagentResult, live)
                 case Failure(refused):
