@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 import pytest
-from cassette_format.rules.fast import interaction_fits
-from cassette_format.rules.interaction import check_interaction_in_order
+from cassette_format.rules.fast import interaction_fits, metadata_fits
+from cassette_format.rules.interaction import check_interaction_in_order, check_metadata
 from cassette_format.rules.struct_fits import interaction_struct_fits
 from hypothesis import given
 from hypothesis import strategies as st
@@ -217,3 +217,19 @@ def test_a_mutated_record_fits_only_if_the_ordered_checks_accept_it(
     previous = str(seed.get("previousHash"))
     if FITS[name](record, previous):
         assert _accepted_in_order(record, previous)
+
+
+def test_metadata_fits_only_what_the_ordered_metadata_checks_accept() -> None:  # FMT-11
+    seeds = [
+        seed["request"]["metadata"] for seed in SEEDS if seed["request"]["storage"] == "metadata"
+    ]
+    assert seeds
+    assert all(metadata_fits(seed) for seed in seeds)
+    checked = 0
+    for seed in seeds[:20]:
+        for record in _single_mutations({"metadata": seed}):
+            metadata = record.get("metadata")
+            if metadata_fits(metadata):
+                assert isinstance(check_metadata(metadata, "m"), Success), metadata
+            checked += 1
+    assert checked > 200

@@ -22,11 +22,11 @@ from cassette_canonical import is_digest
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 
 from cassette_format.records.declare import members, wire_fields
-from cassette_format.records.model import CassetteHeader, CassetteInteraction
+from cassette_format.records.model import CassetteHeader, CassetteInteraction, RequestMetadata
 from cassette_format.rules.content_blocks import check_content_blocks
 from cassette_format.text.created_at import valid_created_at
 
-__all__ = ["fits_namespace", "fits_source", "header_fits", "interaction_fits"]
+__all__ = ["fits_namespace", "fits_source", "header_fits", "interaction_fits", "metadata_fits"]
 
 
 def _names_fit(value: object) -> bool:
@@ -145,6 +145,9 @@ header_fits, _header_source = _checker(CassetteHeader)
 #: True when a value plainly satisfies FMT-10 rules 1-9 after the given previous hash.
 interaction_fits: Callable[[object, str], bool]
 interaction_fits, _interaction_source = _checker(CassetteInteraction)
+#: True when a value plainly satisfies FMT-11's metadata view (the recorder's early check).
+metadata_fits: Callable[[object], bool]
+metadata_fits, _ = _checker(RequestMetadata)
 
 
 def fits_source() -> str:

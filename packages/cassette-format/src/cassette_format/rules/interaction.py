@@ -33,7 +33,7 @@ from cassette_format.records.model import (
     ToolFilter,
 )
 from cassette_format.rules.content_blocks import check_content_blocks
-from cassette_format.rules.fast import interaction_fits
+from cassette_format.rules.fast import interaction_fits, metadata_fits
 from cassette_format.rules.leaf import (
     PASSED,
     Checked,
@@ -114,7 +114,12 @@ def _two_booleans(
 
 
 def check_metadata(value: object, path: str) -> Checked:
-    """FMT-11's metadata view (`request.metadata`) alone, so a recorder refuses one early."""
+    """FMT-11's metadata view (`request.metadata`) alone, so a recorder refuses one early.
+
+    The one-pass check first (issue 24); the ordered rules only on doubt.
+    """
+    if metadata_fits(value):
+        return PASSED
     flags = f"{path}.hasOutputSchema and {path}.hasPersona must be booleans"
     return Result.do(
         None
