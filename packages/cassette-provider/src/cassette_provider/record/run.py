@@ -4,8 +4,9 @@
     STARTING --start failed, cut---------------------------> WRITING
 
 Every admitted call ends as exactly one line: the first outcome fixed wins (`_claim`), its
-write runs in its own task so no cancellation can drop it, and the line's settling is the
-"persisted" signal that the result, `dispose()` and the dispose timeout wait for.
+write runs at once (or in its own task where the writer waits) so no cancellation can drop
+it, and the line's settling is the "persisted" signal that the result, `dispose()` and the
+dispose timeout wait for.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from returns.result import Failure, Result, Success
 from cassette_provider.contract.abort import AbortSignal, CancelledRunError
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.clock import elapsed_ms
+from cassette_provider.contract.eager import start_eagerly
 from cassette_provider.contract.errors import ProviderProblem, provider_error
 from cassette_provider.contract.protocol import (
     StartRequest,
@@ -299,10 +301,12 @@ class RecordedRun:
     def _claim(self, outcome: Outcome) -> None:
         """Fix the outcome and start writing its line, unless an outcome is fixed already.
 
-        The write runs in its own task, so cancelling whoever waits for it never drops the
-        line. The sequence is taken here, when the outcome is fixed, not at admission:
-        writes reach the file in this order, so the file's sequences are 1..N at every moment
-        and a recording killed with calls in flight leaves no gap (issue 12).
+        The write runs at once (`start_eagerly`: the writer's `append` never waits, so no task
+        is spent on it); a writer that does wait goes on in its own task. Either way
+        cancelling whoever waits for the line never drops it. The sequence is taken here,
+        when the outcome is fixed, not at admission: writes reach the file in this order, so
+        the file's sequences are 1..N at every moment and a recording killed with calls in
+        flight leaves no gap (issue 12).
         """
         if self._phase not in {Phase.STARTING, Phase.RUNNING}:
             return
@@ -331,8 +335,11 @@ class RecordedRun:
             local=self._local,
             outcome=outcome,
         )
-        write = asyncio.ensure_future(self._ledger.writer.append(body))
-        write.add_done_callback(self._settle)
+        write = start_eagerly(self._ledger.writer.append(body))  # no task when it never waits
+        if write.done():
+            self._settle(write)  # the line is written: it settles now
+        else:
+            write.add_done_callback(self._settle)
 
     def _settle(self, write: asyncio.Future[CassetteInteraction]) -> None:
         """Settle the line with the write's outcome and close the call in the ledger."""
