@@ -130,7 +130,8 @@ class FunctionRun:
     async def dispose(self) -> None:
         """Cancel the work if it is still running and wait for the result to settle."""
         self._abort.abort()
-        await asyncio.wait([self._result])
+        if not self._result.done():  # issue 24: a settled result needs no wait
+            await asyncio.wait([self._result])
 
 
 def _noop() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Final, cast
 
 from cassette_format.errors import CassetteError, format_error
@@ -75,6 +75,20 @@ def _storable(
     return check_result(redacted[0], _RESULT).map(lambda _: redacted).alt(format_error)
 
 
+async def _failure_of(awaitable: Awaitable[object]) -> BaseException | None:
+    """What awaiting `awaitable` raised, as `gather(return_exceptions=True)` returns it."""
+    try:
+        await awaitable
+    except (Exception, asyncio.CancelledError) as error:
+        return error
+    return None
+
+
+def _failure_of_line(line: asyncio.Future[None]) -> BaseException | None:
+    """What a settled line's future holds instead of a value, if anything."""
+    return asyncio.CancelledError() if line.cancelled() else line.exception()
+
+
 class Phase(enum.Enum):
     """Where a recorded call stands."""
 
@@ -111,7 +125,7 @@ class RecordedRun:
         self._line: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._upstream: SubagentRun | None = None
         self._result: asyncio.Task[SubagentResult] | None = None
-        self._dispose: asyncio.Task[None] | None = None
+        self._dispose: asyncio.Future[None] | None = None
         self._admission = ledger.open(self)
 
     # --- the caller's run ----------------------------------------------------------------
@@ -143,14 +157,18 @@ class RecordedRun:
         if self._dispose is None:
             if self._phase in {Phase.STARTING, Phase.RUNNING}:
                 self._dispose_at_ms = self._elapsed()
-            self._dispose = asyncio.ensure_future(self._dispose_once())
+            self._dispose = start_eagerly(self._dispose_once())  # a task only if it waits
         await asyncio.shield(self._dispose)
 
     async def _dispose_once(self) -> None:
         run = self._published()
-        upstream, persisted = await asyncio.gather(
-            run.dispose(), asyncio.shield(self._line), return_exceptions=True
-        )
+        if self._line.done():  # the usual case (issue 24): only the upstream is left to wait for
+            upstream = await _failure_of(run.dispose())
+            persisted = _failure_of_line(self._line)
+        else:
+            upstream, persisted = await asyncio.gather(
+                run.dispose(), asyncio.shield(self._line), return_exceptions=True
+            )
         local = run.local_agent
         if self._local and local is not None:  # issue 26: no per-call map in a long recording
             self._ledger.tracker.release_local_child(str(local.id), self._reserved.call_key)

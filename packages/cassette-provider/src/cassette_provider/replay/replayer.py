@@ -224,7 +224,8 @@ class ReplayRun:
     async def dispose(self) -> None:
         """Abort the run signal, wait for the result; never raises (REPLAY-5)."""
         self._disposer.abort()
-        await asyncio.wait([self._result])
+        if not self._result.done():  # issue 24: a result already delivered needs no wait
+            await asyncio.wait([self._result])
 
 
 def _retrieve(task: asyncio.Task[SubagentResult]) -> None:
