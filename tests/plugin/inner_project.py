@@ -1,4 +1,4 @@
-"""The inner project's conftest shared by the refresh and unused-cassette suites (issue 25).
+"""The inner project's conftest shared by the refresh, unused and threaded suites (issues 25, 27).
 
 It registers the upstream (answering `live <label>`) only when CASSETTE_TEST_UPSTREAM=1, so a
 run without it proves every answer came from a cassette.

@@ -10,26 +10,7 @@ from __future__ import annotations
 
 import pytest
 from cassette_format import load_cassette, verify_file
-
-CONFTEST = """
-import os
-
-import pytest
-from cassette_provider import FunctionProvider, ProviderRegistry
-
-
-async def run_child(request, child):
-    text = "live " + request.label
-    return {"output": [{"type": "text", "text": text}], "stopReason": "completed"}
-
-
-@pytest.fixture
-def cassette_registry():
-    registry = ProviderRegistry()
-    if os.environ.get("CASSETTE_TEST_UPSTREAM") == "1":
-        registry.register(FunctionProvider("spawn", run_child))
-    return registry
-"""
+from plugin.inner_project import UPSTREAM_CONFTEST
 
 SUITE = """
 import asyncio
@@ -60,7 +41,7 @@ HANG_GUARD_S = 100.0
 def test_a_threaded_sync_test_records_then_replays(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytester.makeconftest(CONFTEST)
+    pytester.makeconftest(UPSTREAM_CONFTEST)
     pytester.makepyfile(test_flow=SUITE)
     monkeypatch.delenv("SUBAGENT_CASSETTE_MODE", raising=False)
 
