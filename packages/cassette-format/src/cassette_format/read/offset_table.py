@@ -66,10 +66,7 @@ class OffsetTable:
                 return False
             index = (index + 1) & mask
             word = slots[index]
-        slots[index] = (tag << bits) | (offset + 1)
-        self.count += 1
-        if self.count > self._limit:
-            self._rebuild(2 * len(slots), bits)
+        self._fill(index, tag, offset)
         return True
 
     def insert(self, key_hash: int, offset: int, same_key: Callable[[int], bool]) -> bool:
@@ -83,11 +80,15 @@ class OffsetTable:
                 return False
             index = (index + 1) & mask
             word = slots[index]
-        slots[index] = (tag << bits) | (offset + 1)
+        self._fill(index, tag, offset)
+        return True
+
+    def _fill(self, index: int, tag: int, offset: int) -> None:
+        """Store `offset` under `tag` in the free slot `index`; grow when past the load limit."""
+        self._slots[index] = (tag << self._offset_bits) | (offset + 1)
         self.count += 1
         if self.count > self._limit:
-            self._rebuild(2 * len(slots), bits)
-        return True
+            self._rebuild(2 * len(self._slots), self._offset_bits)
 
     def widen(self, offset: int) -> None:
         """Make room for `offset` (a file that grew while read): fewer tag bits, same answers."""
