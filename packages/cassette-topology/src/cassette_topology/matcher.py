@@ -388,6 +388,11 @@ class InteractionMatcher:
         )
 
     @property
+    def delivers_copies(self) -> bool:
+        """Whether `match` delivers records decoded for that match alone (a lazy reader)."""
+        return self._calls.delivers_copies
+
+    @property
     def consumed_count(self) -> int:
         """How many interactions have been replayed by live calls."""
         return self._consumed_count

@@ -42,6 +42,14 @@ class RecordedCalls(Protocol):
         """The first interaction whose result was stored with redactions (MATCH-1)."""
         ...
 
+    @property
+    def delivers_copies(self) -> bool:
+        """Whether each `interaction` call decodes a new record nobody else holds.
+
+        Replay then hands a delivered result to its caller as it is, with no copy.
+        """
+        ...
+
     def call_key(self, position: int) -> str:
         """The interaction's call key."""
         ...
@@ -153,6 +161,11 @@ class MemoryCalls:
     def first_redacted(self) -> int:
         """The first interaction in file order with a redacted result, or -1."""
         return next((at for at, item in enumerate(self._items) if _redacted(item)), -1)
+
+    @property
+    def delivers_copies(self) -> bool:
+        """False: every delivery is the loaded interaction itself, shared with its cassette."""
+        return False
 
     def call_key(self, position: int) -> str:
         """The interaction's call key."""

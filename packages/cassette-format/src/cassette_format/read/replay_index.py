@@ -87,6 +87,11 @@ class ReplayIndex:
         """The first interaction whose result was stored with redactions (MATCH-1), or -1."""
         return self._keys.first_redacted
 
+    @property
+    def delivers_copies(self) -> bool:
+        """True: `interaction` decodes the line it reads, so each record is new to its caller."""
+        return True
+
     def call_key(self, position: int) -> str:
         """The interaction's call key."""
         return self._keys.calls.text(position)

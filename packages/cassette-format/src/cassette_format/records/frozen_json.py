@@ -221,7 +221,8 @@ def freeze_json(value: JsonValue | FrozenJson) -> FrozenJson:
 def shared_data(view: FrozenObject | FrozenArray) -> dict[str, JsonValue] | list[JsonValue]:
     """The view's own container, not a copy: for a serializer or a check that only reads it.
 
-    Records' `to_wire` is its one user (issue 24: the writer serializes without a thaw).
+    Records' `to_wire` uses it (issue 24: the writer serializes without a thaw), and replay
+    hands a result the lazy reader decoded for that one delivery to its caller with no copy.
     """
     data: dict[str, JsonValue] | list[JsonValue] = view._data  # type: ignore[assignment]
     return data

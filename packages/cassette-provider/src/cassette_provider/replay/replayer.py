@@ -17,6 +17,7 @@ from cassette_format.records import (
     ResultOutcome,
     StartErrorOutcome,
 )
+from cassette_format.records.frozen_json import shared_data
 from cassette_format.result_edge import or_raise
 from cassette_topology import InteractionMatcher, live_call
 from cassette_topology.exceptions import value_or_raise
@@ -25,7 +26,11 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.abort import ABORTED, AbortController, AbortSignal
 from cassette_provider.contract.clock import SYSTEM_CLOCK, Clock
-from cassette_provider.contract.errors import ProviderProblem, recorded_error
+from cassette_provider.contract.errors import (
+    CassetteRecordedError,
+    ProviderProblem,
+    recorded_error,
+)
 from cassette_provider.contract.function_provider import aborted_result
 from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, SubagentResult
 from cassette_provider.contract.sessions import SessionBridge
@@ -122,6 +127,7 @@ class ReplayProvider(ProviderIdentity):
         self._capabilities = facts.capabilities
         self._inherits = facts.inherits_parent_context
         self._matcher = matcher
+        self._owned = matcher.delivers_copies
         self._matching = threading.Lock()
         self._scale = 0.0 if timing == "instant" else 1.0 / speed
         self._clock = clock
@@ -174,11 +180,19 @@ class ReplayProvider(ProviderIdentity):
             )
         remaining = scaled(max(0.0, timing.duration_ms - timing.start_latency_ms), self._scale)
         checked_delay(remaining)
-        return ReplayRun(interaction, request.signal, remaining, self._clock)
+        return ReplayRun(interaction, request.signal, remaining, self._clock, owned=self._owned)
 
 
 class ReplayRun:
-    """A replayed run: no local agent; its result waits the remaining scaled duration."""
+    """A replayed run: no local agent; its result waits the remaining scaled duration.
+
+    With nothing left to wait (instant timing, the common case) the result settles as the
+    run is made, as the reference's does (REPLAY-3: an already-aborted signal still means
+    aborted; a zero delay elapses at once): no task, no run signal, no dispose plumbing.
+    The id's uuid4 is drawn when the id is first read.
+    """
+
+    __slots__ = ("_disposer", "_id", "_interaction", "_owned", "_result")
 
     def __init__(
         self,
@@ -186,19 +200,31 @@ class ReplayRun:
         signal: AbortSignal | None,
         remaining_ms: float,
         clock: Clock,
+        *,
+        owned: bool = False,
     ) -> None:
-        digest = interaction.request_fingerprint.removeprefix("sha256:")[:12]
-        self._id = f"cassette-{interaction.sequence}-{digest}-{uuid.uuid4()}"
-        self._disposer = AbortController()
-        sources = (self._disposer.signal,) if signal is None else (signal, self._disposer.signal)
-        self._signal = AbortSignal.any(sources)
+        self._id: str | None = None
         self._interaction = interaction
-        self._result = asyncio.ensure_future(self._drive(remaining_ms, clock))
+        self._owned = owned
+        self._disposer: AbortController | None = None
+        self._result: asyncio.Future[SubagentResult]
+        if remaining_ms == 0:
+            self._result = _settled(interaction, owned, signal is not None and signal.aborted)
+            return
+        disposer = self._disposer = AbortController()
+        sources = (disposer.signal,) if signal is None else (signal, disposer.signal)
+        self._result = asyncio.ensure_future(
+            self._drive(remaining_ms, AbortSignal.any(sources), clock)
+        )
         self._result.add_done_callback(_retrieve)
 
     @property
     def id(self) -> str:
         """`cassette-<sequence>-<hex12>-<uuid4>`."""
+        if self._id is None:
+            interaction = self._interaction
+            digest = interaction.request_fingerprint.removeprefix("sha256:")[:12]
+            self._id = f"cassette-{interaction.sequence}-{digest}-{uuid.uuid4()}"
         return self._id
 
     @property
@@ -207,27 +233,54 @@ class ReplayRun:
         return None
 
     @property
-    def result(self) -> asyncio.Task[SubagentResult]:
+    def result(self) -> asyncio.Future[SubagentResult]:
         """The recorded result, the recorded error, or aborted."""
         return self._result
 
-    async def _drive(self, remaining_ms: float, clock: Clock) -> SubagentResult:
-        if await wait_abortable(remaining_ms, self._signal, clock):
+    async def _drive(
+        self, remaining_ms: float, signal: AbortSignal, clock: Clock
+    ) -> SubagentResult:
+        """Wait the remaining delay on the run signal, then deliver (aborted when it fired)."""
+        if await wait_abortable(remaining_ms, signal, clock):
             return aborted_result()
-        outcome = self._interaction.outcome
-        if isinstance(outcome, ResultErrorOutcome):
-            raise recorded_error(outcome.error)
-        if isinstance(outcome, ResultOutcome):
-            return cast(SubagentResult, outcome.result.thaw())  # a fresh plain copy
-        raise recorded_error(RecordedError("CassetteError", "invalid recorded result error"))
+        return _delivered(self._interaction.outcome, self._owned)
 
     async def dispose(self) -> None:
         """Abort the run signal, wait for the result; never raises (REPLAY-5)."""
-        self._disposer.abort()
+        if self._disposer is not None:
+            self._disposer.abort()
         if not self._result.done():  # issue 24: a result already delivered needs no wait
             await asyncio.wait([self._result])
 
 
+def _delivered(outcome: object, owned: bool) -> SubagentResult:
+    """The recorded result as the caller's own plain value, or its recorded error (REPLAY-6).
+
+    An `owned` result was decoded for this delivery alone (the lazy reader reads the line
+    again), so its container is handed over as it is; otherwise it is thawed into a copy.
+    """
+    if isinstance(outcome, ResultOutcome):
+        payload = outcome.result
+        return cast(SubagentResult, shared_data(payload) if owned else payload.thaw())
+    if isinstance(outcome, ResultErrorOutcome):
+        raise recorded_error(outcome.error)
+    raise recorded_error(RecordedError("CassetteError", "invalid recorded result error"))
+
+
+def _settled(
+    interaction: CassetteInteraction, owned: bool, aborted: bool
+) -> asyncio.Future[SubagentResult]:
+    """A result already settled: aborted, the recorded result, or the recorded error."""
+    future: asyncio.Future[SubagentResult] = asyncio.get_running_loop().create_future()
+    try:
+        future.set_result(aborted_result() if aborted else _delivered(interaction.outcome, owned))
+    except CassetteRecordedError as error:
+        future.set_exception(error)
+        future.exception()  # retrieved: an unawaited recorded error is not a loop warning
+    return future
+
+
 def _retrieve(task: asyncio.Task[SubagentResult]) -> None:
+    """Mark a delayed result's error retrieved, so one nobody awaits logs no warning."""
     if not task.cancelled():
         task.exception()
