@@ -25,7 +25,7 @@ from cassette_format.records.model import HASH
 if TYPE_CHECKING:
     from cassette_canonical import JsonValue
 
-__all__ = ["HASH_MEMBER", "ParsedLine", "decode_line", "parse_record", "record_hash"]
+__all__ = ["HASH_MEMBER", "ParsedLine", "decode_line", "line_hash", "parse_record", "record_hash"]
 
 #: How a canonical line's top-level `hash` member starts (the reader cuts it out to hash the
 #: rest; the sealer writes the digest after it).
@@ -99,23 +99,34 @@ def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str | None:
     return digest
 
 
+def line_hash(raw: bytes, stored: str) -> str | None:
+    """The digest of a line's text without its top-level `hash` member, cut out byte-wise.
+
+    The sealer writes `"hash":"<stored>"` between members (or last); None when `raw` does not
+    hold `stored` there. Only a canonical line's cut text is its body's canonical text.
+    """
+    start = raw.find(HASH_MEMBER)
+    stop = start + len(HASH_MEMBER) + 64 + 2  # digest, closing quote, comma
+    if start <= 0 or raw[start + 8 : stop - 2] != stored.encode("ascii"):
+        return None
+    if raw[stop - 2 : stop] == b'",' and raw[start - 1 : start] == b",":
+        view = memoryview(raw)
+        digest = hashlib.sha256(view[:start])
+        digest.update(view[stop:])
+        return "sha256:" + digest.hexdigest()
+    if raw[stop - 2 : stop] == b'"}':
+        return "sha256:" + hashlib.sha256(raw[: start - 1] + b"}").hexdigest()
+    return None
+
+
 def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str | None:
     """The digest of the record without `hash` (FMT-9 rule 18, FMT-10 rule 10).
 
     None when that record has no lossless canonical JSON text.
     """
-    raw = parsed.canonical
-    if raw is not None:
-        start = raw.find(HASH_MEMBER)
-        stop = start + len(HASH_MEMBER) + 64 + 2  # digest, closing quote, comma
-        stored = record.get(HASH)
-        if not isinstance(stored, str) or raw[start + 8 : stop - 2] != stored.encode("ascii"):
-            return _fingerprint_without_hash(record)
-        if start > 0 and raw[stop - 2 : stop] == b'",' and raw[start - 1 : start] == b",":
-            view = memoryview(raw)
-            digest = hashlib.sha256(view[:start])
-            digest.update(view[stop:])
-            return "sha256:" + digest.hexdigest()
-        if start > 0 and raw[stop - 2 : stop] == b'"}':
-            return "sha256:" + hashlib.sha256(raw[: start - 1] + b"}").hexdigest()
+    raw, stored = parsed.canonical, record.get(HASH)
+    if raw is not None and isinstance(stored, str):
+        digest = line_hash(raw, stored)
+        if digest is not None:
+            return digest
     return _fingerprint_without_hash(record)

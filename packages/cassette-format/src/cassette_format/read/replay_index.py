@@ -19,6 +19,7 @@ import os
 import weakref
 from typing import IO, TYPE_CHECKING, Final
 
+import orjson
 from cassette_canonical import is_digest
 from returns.result import Failure, Result, Success
 
@@ -26,7 +27,7 @@ from cassette_format.problem import FormatProblem
 from cassette_format.read.chain import ChainState
 from cassette_format.read.lines import MAX_LINE_BYTES, numbered_lines, strip_newline
 from cassette_format.read.open import open_regular
-from cassette_format.read.record_line import parse_record, record_hash
+from cassette_format.read.record_line import line_hash, parse_record, record_hash
 from cassette_format.read.replay_keys import DIGEST_BYTES, ReplayKeys, digest_bytes, digest_text
 from cassette_format.read.reread import LineReader
 from cassette_format.read.tail_seal import run_sealed
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
 __all__ = ["ReplayIndex", "read_replay_index"]
 
 _CHANGED: Final = "line {line} changed after the cassette was read; install the replay again"
+#: Every ASCII digit made NUL (no other byte is), so a run of digits is found by `bytes.find`.
+_DIGITS_AS_NUL: Final = bytes.maketrans(b"0123456789", b"\0" * 10)
+#: 16 digits: the shortest integer past 2^53 (9007199254740993) has 16.
+_SIXTEEN_DIGITS: Final = b"\0" * 16
 
 
 def _cannot_read(path: str, error: OSError) -> FormatProblem:
@@ -156,21 +161,22 @@ class ReplayIndex:
     def interaction(self, position: int) -> Result[CassetteInteraction, FormatProblem]:
         """The interaction read back, verified again as the loader would, and decoded.
 
-        A line whose record still hashes to the hash stored by the pass is the very record
-        the pass verified (its hash covers every member, `previousHash` included), so it is
-        decoded at once; any other line goes through the loader's checks for their message.
+        A line that is still the very bytes the pass verified is decoded at once
+        (`_unchanged_record`); so is one whose record still hashes to the hash stored by the
+        pass, which is the very record the pass verified (its hash covers every member,
+        `previousHash` included). Any other line goes through the loader's checks for their
+        message.
         """
         try:
             raw = self._raw(position)
         except OSError as error:
             return Failure(_cannot_read(self.path, error))
-        line = position + 2  # non-blank line numbers: the header is line 1
-        parsed = parse_record(raw, None, line)
-        if not isinstance(parsed, FormatProblem) and isinstance(parsed.value, dict):
-            record = parsed.value
-            stored = digest_text(self._stored_hash(position))
-            if record.get(HASH) == stored and record_hash(parsed, record) == stored:
-                return decode_interaction(record)
+        stored = digest_text(self._stored_hash(position))
+        record = _unchanged_record(raw, stored)
+        if record is None:
+            record = _same_record(raw, stored, position + 2)
+        if record is not None:
+            return decode_interaction(record)
         return self._refusal(position, raw)
 
     def _refusal(self, position: int, raw: bytes) -> Result[CassetteInteraction, FormatProblem]:
@@ -205,6 +211,57 @@ class ReplayIndex:
         if position == 0:
             return str(self._header_record[HASH])
         return digest_text(self._stored_hash(position - 1))
+
+
+def _unchanged_record(raw: bytes, stored: str) -> Mapping[str, JsonValue] | None:
+    """The line's record when its bytes are those the pass verified (hash `stored`), else None.
+
+    The pass stored the SHA-256 of the record's canonical text without `hash`. A line whose
+    text, with its `"hash":"<stored>"` member cut out byte-wise, hashes to `stored` is that
+    canonical text with the member put back: a member moved into a nested object leaves
+    none at the top, and one put anywhere else breaks the JSON. orjson reads canonical
+    text as JSON.parse does except for integers past 2^53: a line that may hold one
+    (`_may_hold_unsafe_integer`) takes the loader's path, as does any other.
+    This spares re-serializing the line to prove it canonical (issue 24).
+    """
+    if _may_hold_unsafe_integer(raw):
+        return None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(value) is not dict or value.get(HASH) != stored or line_hash(raw, stored) != stored:
+        return None
+    return value
+
+
+def _may_hold_unsafe_integer(raw: bytes) -> bool:
+    """Whether a run of 16 or more digits in `raw` could be an integer (no `.` or `e` beside it).
+
+    orjson reads such an integer exactly; JSON.parse, as a double. Fraction digits (after a
+    `.`) and an integral part before a `.` or exponent are doubles to both. A run inside a
+    string answers True too: that line only takes the loader's path.
+    """
+    digits = raw.translate(_DIGITS_AS_NUL)
+    start = digits.find(_SIXTEEN_DIGITS)
+    while start >= 0:  # `find` gives a run's first digit, so the byte before is no digit
+        end = start + len(_SIXTEEN_DIGITS)
+        while digits[end : end + 1] == b"\0":
+            end += 1
+        if raw[start - 1 : start] != b"." and raw[end : end + 1] not in (b".", b"e", b"E"):
+            return True
+        start = digits.find(_SIXTEEN_DIGITS, end)
+    return False
+
+
+def _same_record(raw: bytes, stored: str, line: int) -> Mapping[str, JsonValue] | None:
+    """The line's record parsed as the loader parses it, if it still hashes to `stored`."""
+    parsed = parse_record(raw, None, line)
+    if not isinstance(parsed, FormatProblem) and isinstance(parsed.value, dict):
+        record = parsed.value
+        if record.get(HASH) == stored and record_hash(parsed, record) == stored:
+            return record
+    return None
 
 
 def _verified(
