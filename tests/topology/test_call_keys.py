@@ -1,7 +1,12 @@
 """Call keys and label normalization (TOPO-4)."""
 
+import hashlib
+
 import pytest
-from cassette_topology.call_keys import call_key, readable_label
+from cassette_canonical import fingerprint
+from cassette_topology.call_keys import call_key, identity_hex, readable_label
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.result import Success
 
 # NORM-4's request fingerprint and NORM-11's first parent context fingerprint.
@@ -43,3 +48,17 @@ def test_nested_parent_and_occurrence_are_kept_verbatim() -> None:  # TOPO-4, TO
 )
 def test_label_normalization(label: str | None, expected: str) -> None:  # TOPO-4
     assert readable_label(label) == expected
+
+
+@given(st.binary(min_size=1, max_size=8), st.binary(min_size=1, max_size=8))
+def test_identity_of_two_digests_is_the_canonical_objects_digest(a: bytes, b: bytes) -> None:
+    # TOPO-4: the direct text for digest-shaped fingerprints equals the canonical writer's.
+    context, request = (f"sha256:{hashlib.sha256(x).hexdigest()}" for x in (a, b))
+    expected = fingerprint({"parentContextFingerprint": context, "requestFingerprint": request})
+    assert identity_hex(context, request).unwrap() == expected.unwrap()[7:19]
+
+
+def test_identity_of_other_fingerprint_text_takes_the_canonical_writer() -> None:
+    odd = 'not "a" digest \u00e9'
+    expected = fingerprint({"parentContextFingerprint": odd, "requestFingerprint": "x"}).unwrap()
+    assert identity_hex(odd, "x").unwrap() == expected[7:19]

@@ -10,7 +10,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cassette_canonical.digest import canonical_bytes, canonical_json, fingerprint
+    from cassette_canonical.digest import (
+        canonical_bytes,
+        canonical_json,
+        fingerprint,
+        fingerprint_bytes,
+    )
     from cassette_canonical.digest_shape import is_digest
     from cassette_canonical.errors import CanonicalError
     from cassette_canonical.fast_path import is_canonical_text
@@ -26,6 +31,7 @@ _HOMES = {
     "canonical_bytes": "digest",
     "canonical_json": "digest",
     "fingerprint": "digest",
+    "fingerprint_bytes": "digest",
     "is_canonical_text": "fast_path",
     "is_digest": "digest_shape",
     "number_text": "numbers",
@@ -40,6 +46,7 @@ __all__ = [
     "canonical_bytes",
     "canonical_json",
     "fingerprint",
+    "fingerprint_bytes",
     "is_canonical_text",
     "is_digest",
     "number_text",

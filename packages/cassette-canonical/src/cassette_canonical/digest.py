@@ -36,10 +36,15 @@ def fingerprint(value: object) -> Result[str, CanonicalError]:
     """``sha256:<64 hex>`` of the UTF-8 bytes of the value's canonical JSON text."""
     data = fast_canonical(value)
     if data is not None:
-        return Success("sha256:" + hashlib.sha256(data).hexdigest())
+        return Success(fingerprint_bytes(data))
     return serialize_exact(value).map(_digest_of_text)
+
+
+def fingerprint_bytes(data: bytes) -> str:
+    """``sha256:<64 hex>`` of canonical bytes a caller already holds (CANON-8)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _digest_of_text(text: str) -> str:
     """Digest of a canonical text (which never holds surrogates)."""
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return fingerprint_bytes(text.encode("utf-8"))

@@ -119,11 +119,14 @@ def _plain_numbers(children: Iterable[object]) -> bool:
         if kind is int:
             if not -_SAFE <= child <= _SAFE:  # type: ignore[operator]
                 return False
-        elif kind is float and (
-            child.is_integer() or not _FIXED_LOW <= abs(child) < _FIXED_HIGH  # type: ignore[attr-defined,arg-type]
-        ):
+        elif kind is float and not float_text_as_in_js(child):  # type: ignore[arg-type]
             return False
     return True
+
+
+def float_text_as_in_js(number: float) -> bool:
+    """Whether Python's (and orjson's) text for a finite float surely equals JavaScript's."""
+    return not number.is_integer() and _FIXED_LOW <= abs(number) < _FIXED_HIGH
 
 
 # Where orjson's number text differs from JavaScript's: exponents +16..+20 (orjson writes
@@ -152,9 +155,7 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
     """
     if raw[-1:].isdigit():  # a top-level number: the scans below need a delimiter after it
         return False
-    # Only a supplementary character beside one in U+E000-U+FFFF can order keys differently
-    # in UTF-16 units than orjson's code-point sort; then the keys are ordered explicitly.
-    mixed = (b"\xee" in raw or b"\xef" in raw) and any(lead in raw for lead in _ASTRAL_LEADS)
+    mixed = not keys_sort_alike(raw)  # then the keys are ordered explicitly
     try:
         text = (
             orjson.dumps(_utf16_ordered(value), option=_STRICT)
@@ -173,6 +174,31 @@ def is_canonical_text(raw: bytes, value: object) -> bool:
     if _INTEGRAL_FLOAT.search(raw) is not None:
         return False
     return not _has_exponent_minus_six(raw)
+
+
+def keys_sort_alike(text: bytes) -> bool:
+    """Whether orjson's code-point key order in ``text`` is surely the UTF-16 order (CANON-3).
+
+    Only a supplementary character beside one in U+E000-U+FFFF can order keys differently.
+    """
+    return not (
+        (b"\xee" in text or b"\xef" in text) and any(lead in text for lead in _ASTRAL_LEADS)
+    )
+
+
+def proved_plain_canonical(value: object) -> bytes | None:
+    """The canonical bytes of a value its maker proved plain, or None to take the usual path.
+
+    Proved plain means what `_plain_tree` checks, minus key order: only exact JSON types and
+    no float whose Python text differs from JavaScript's (the recorder's snapshot walk
+    proves it while copying, issue 24). orjson writes it and refuses an integer beyond
+    2^53; the key order is scanned on the text.
+    """
+    try:
+        text = orjson.dumps(value, option=_SORTED)
+    except orjson.JSONEncodeError:
+        return None
+    return text if keys_sort_alike(text) else None
 
 
 def _has_exponent_minus_six(raw: bytes) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from cassette_canonical import fingerprint
+from cassette_canonical import fingerprint, fingerprint_bytes, is_digest
 from cassette_format.records.identity import CallGroup
-from returns.result import Result
+from returns.result import Result, Success
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
 
@@ -20,6 +20,11 @@ _OUTSIDE_LABEL_ALPHABET: Final = re.compile(r"[^a-z0-9]+")
 _LABEL_LIMIT: Final = 32
 _DIGEST_PREFIX_LENGTH: Final = len("sha256:")
 _IDENTITY_HEX_LENGTH: Final = 12
+#: The identity object's members, in canonical (sorted) order, and its text around them.
+_CONTEXT_MEMBER: Final = "parentContextFingerprint"
+_REQUEST_MEMBER: Final = "requestFingerprint"
+_IDENTITY_HEAD: Final = f'{{"{_CONTEXT_MEMBER}":"'
+_IDENTITY_MIDDLE: Final = f'","{_REQUEST_MEMBER}":"'
 
 #: `group_key(parent_key, parent_context_fingerprint, request_fingerprint)` builds a group.
 group_key: Final = CallGroup
@@ -41,12 +46,28 @@ def readable_label(label: str | None) -> str:
 def identity_hex(
     parent_context_fingerprint: str, request_fingerprint: str
 ) -> Result[str, TopologyError]:
-    """First 12 hex characters of the digest of both fingerprints: the key's identity part."""
+    """First 12 hex characters of the digest of both fingerprints: the key's identity part.
+
+    Two digest-shaped fingerprints (the usual case) need no escaping, so their canonical
+    object is written directly (issue 24); anything else takes the canonical writer.
+    """
+    if is_digest(parent_context_fingerprint) and is_digest(request_fingerprint):
+        text = "".join(
+            (
+                _IDENTITY_HEAD,
+                parent_context_fingerprint,
+                _IDENTITY_MIDDLE,
+                request_fingerprint,
+                '"}',
+            )
+        )
+        digest = fingerprint_bytes(text.encode("ascii"))
+        return Success(digest[_DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH])
     return (
         fingerprint(
             {
-                "parentContextFingerprint": parent_context_fingerprint,
-                "requestFingerprint": request_fingerprint,
+                _CONTEXT_MEMBER: parent_context_fingerprint,
+                _REQUEST_MEMBER: request_fingerprint,
             }
         )
         .map(

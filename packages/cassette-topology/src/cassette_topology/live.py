@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from cassette_canonical import fingerprint
+from cassette_canonical import fingerprint, fingerprint_bytes
 from cassette_format.records.identity import CallGroup
-from returns.result import Result
+from returns.result import Result, Success
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
 
@@ -80,10 +80,27 @@ def request_fingerprint(request: Mapping[str, object]) -> Result[str, TopologyEr
     )
 
 
+#: The canonical text around a parent context's own canonical text in its envelope.
+_ENVELOPE_HEAD: Final = b'{"kind":"' + PARENT_CONTEXT_KIND.encode("ascii") + b'","value":'
+_ENVELOPE_TAIL: Final = b"}"
+
+
 def live_call(
-    parent: LiveParent, request: Mapping[str, object], parent_context: object
+    parent: LiveParent,
+    request: Mapping[str, object],
+    parent_context: object,
+    *,
+    request_text: bytes | None = None,
+    context_text: bytes | None = None,
 ) -> Result[LiveCall, TopologyError]:
-    """Fingerprint a normalized request and parent context into the facts of one live call."""
+    """Fingerprint a normalized request and parent context into the facts of one live call.
+
+    `request_text` and `context_text`, their canonical texts where the caller proved them
+    (the recorder's snapshot walk does, issue 24), are hashed as they are.
+    """
+    if request_text is not None and context_text is not None:
+        context_digest = fingerprint_bytes(_ENVELOPE_HEAD + context_text + _ENVELOPE_TAIL)
+        return Success(LiveCall(parent, context_digest, fingerprint_bytes(request_text), request))
     return request_fingerprint(request).bind(
         lambda request_digest: parent_context_fingerprint(parent_context).map(
             lambda context_digest: LiveCall(parent, context_digest, request_digest, request)

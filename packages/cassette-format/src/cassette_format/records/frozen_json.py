@@ -22,7 +22,9 @@ __all__ = [
     "FrozenJson",
     "FrozenObject",
     "adopt_array",
+    "adopt_canonical",
     "adopt_object",
+    "canonical_text",
     "freeze_array",
     "freeze_json",
     "freeze_object",
@@ -76,10 +78,15 @@ class _Frozen:
 
 
 class FrozenObject(_Frozen, Mapping[str, FrozenJson]):
-    """A JSON object no one can change; nested objects and arrays are frozen views too."""
+    """A JSON object no one can change; nested objects and arrays are frozen views too.
 
-    __slots__ = ()
+    It may carry its canonical JSON text, proved by whoever adopted it (`adopt_canonical`),
+    so the writer puts those bytes in the line instead of serializing it again (issue 24).
+    """
+
+    __slots__ = ("_text",)
     _data: dict[str, object]
+    _text: bytes | None
     _plain = dict
 
     def __getitem__(self, key: str) -> FrozenJson:
@@ -134,9 +141,10 @@ def _unpickled(data: dict[str, object] | list[object]) -> FrozenObject | FrozenA
     return _wrap_object(data) if type(data) is dict else _wrap_array(data)  # type: ignore[arg-type]
 
 
-def _wrap_object(data: dict[str, object]) -> FrozenObject:
+def _wrap_object(data: dict[str, object], text: bytes | None = None) -> FrozenObject:
     view = object.__new__(FrozenObject)
     object.__setattr__(view, "_data", data)
+    object.__setattr__(view, "_text", text)
     return view
 
 
@@ -154,6 +162,20 @@ def adopt_object(data: Mapping[str, JsonValue]) -> FrozenObject:
     if type(data) is dict:
         return _wrap_object(data)
     return freeze_object(data)
+
+
+def adopt_canonical(data: dict[str, JsonValue], text: bytes) -> FrozenObject:
+    """Freeze a dict handed over with its canonical JSON text, proved by its maker: no copy.
+
+    `text` must be exactly the canonical JSON of `data`; the writer puts it in the line as
+    it is (the recorder's snapshot walk proves it, issue 24).
+    """
+    return _wrap_object(data, text)  # type: ignore[arg-type] # JSON values are objects
+
+
+def canonical_text(view: FrozenObject) -> bytes | None:
+    """The canonical JSON text a view was adopted with, if any (`adopt_canonical`)."""
+    return view._text
 
 
 def adopt_array(data: Sequence[JsonValue]) -> FrozenArray:

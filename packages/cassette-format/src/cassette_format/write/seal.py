@@ -15,17 +15,22 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+import orjson
 from cassette_canonical import canonical_bytes, canonical_json
+from cassette_canonical.fast_path import fast_canonical
 from returns.result import Failure, Result, Success
 
 from cassette_format.problem import FormatProblem
 from cassette_format.read.record_line import HASH_MEMBER
+from cassette_format.records.declare import wires
+from cassette_format.records.frozen_json import canonical_text
 from cassette_format.records.model import (
     HASH,
     PREVIOUS_HASH,
     CassetteHeader,
     CassetteInteraction,
     InteractionBody,
+    ResultOutcome,
 )
 from cassette_format.rules.chain import LOSSY
 from cassette_format.rules.interaction import check_interaction
@@ -45,6 +50,8 @@ __all__ = [
 
 _PLACEHOLDER: Final = "sha256:" + "0" * 64
 _DIGITS: Final = 64
+_OUTCOME: Final = wires(CassetteInteraction).outcome
+_RESULT: Final = wires(ResultOutcome).result
 
 
 def _lossy(_: object) -> FormatProblem:
@@ -64,10 +71,36 @@ def _stamped(text: bytes) -> tuple[str, bytes]:
     return "sha256:" + digest, text[:digits] + digest.encode("ascii") + text[digits + _DIGITS :]
 
 
-def sealed_line(unhashed: dict[str, JsonValue]) -> Result[tuple[str, bytes], FormatProblem]:
-    """A record's hash (FMT-15) and its exact canonical JSONL line (with `\\n`)."""
+def sealed_line(
+    unhashed: dict[str, JsonValue], result_text: bytes | None = None
+) -> Result[tuple[str, bytes], FormatProblem]:
+    """A record's hash (FMT-15) and its exact canonical JSONL line (with `\\n`).
+
+    `result_text`, the proved canonical text of the outcome's result (`canonical_text`), is
+    written as it is: the result, most of a line, is neither walked nor written again.
+    """
     placed = {**unhashed, HASH: _PLACEHOLDER}
+    if result_text is not None:
+        text = _with_result(placed, result_text)
+        if text is not None:
+            return Success(_with_newline(_stamped(text)))
     return canonical_bytes(placed).alt(_lossy).map(_stamped).map(_with_newline)
+
+
+def _with_result(placed: dict[str, JsonValue], result_text: bytes) -> bytes | None:
+    """The canonical text of `placed` with its result written as `result_text`, or None.
+
+    The record around the result is proved canonical with a null in the result's place
+    (`fast_canonical`: a walk of a few dozen members); with the result's canonical text in
+    that place, orjson's key-sorted text of it is then canonical too.
+    """
+    outcome = placed[_OUTCOME]
+    if type(outcome) is not dict:
+        return None
+    if fast_canonical({**placed, _OUTCOME: {**outcome, _RESULT: None}}) is None:
+        return None
+    framed = {**placed, _OUTCOME: {**outcome, _RESULT: orjson.Fragment(result_text)}}
+    return orjson.dumps(framed, option=orjson.OPT_SORT_KEYS)
 
 
 def _with_newline(stamped: tuple[str, bytes]) -> tuple[str, bytes]:
@@ -121,7 +154,9 @@ def seal_body(body: InteractionBody, previous_hash: str) -> Result[Sealed, Forma
     """
     line_number = body.sequence + 1 if isinstance(body.sequence, int) else 0
     unhashed = _chained(body, previous_hash)
-    match sealed_line(unhashed):
+    outcome = body.outcome
+    proved = canonical_text(outcome.result) if type(outcome) is ResultOutcome else None
+    match sealed_line(unhashed, proved):
         case Success((str() as digest, bytes() as line)):
             unhashed[HASH] = digest
             return check_interaction(unhashed, line_number, previous_hash).map(

@@ -11,12 +11,15 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.protocol import StartRequest
-from cassette_provider.live.snapshot import snapshot, snapshot_object
+from cassette_provider.live.snapshot import canonical_snapshot, snapshot, snapshot_object
 
 __all__ = [
+    "Proved",
     "live_parent",
     "normalize_parent_context",
+    "normalize_parent_context_text",
     "normalize_request",
+    "normalize_request_text",
     "normalize_tool_filter",
 ]
 
@@ -49,8 +52,21 @@ def normalize_tool_filter(value: object) -> Result[dict[str, object], TypeError]
     return Success(result)
 
 
+#: A normalized value and, when proved, its canonical text (`canonical_snapshot`).
+Proved = tuple[dict[str, object], bytes | None]
+
+
 def normalize_request(request: StartRequest) -> Result[dict[str, object], TypeError]:
     """The fingerprinted request: label, prompt and the optional fields that are set (NORM-2)."""
+    return normalize_request_text(request).map(_value)
+
+
+def _value(proved: Proved) -> dict[str, object]:
+    return proved[0]
+
+
+def normalize_request_text(request: StartRequest) -> Result[Proved, TypeError]:
+    """`normalize_request` and, when one walk proves it, the request's canonical text."""
     candidate: dict[str, object] = {}
     if request.label is not None:
         candidate["label"] = request.label
@@ -65,16 +81,20 @@ def normalize_request(request: StartRequest) -> Result[dict[str, object], TypeEr
     for key, value in optional:
         if value is not None:
             candidate[key] = value
-    lossless = snapshot_object(candidate).alt(lambda _: TypeError(_REQUEST_LOSSY))
+    lossless = canonical_snapshot(candidate).alt(lambda _: TypeError(_REQUEST_LOSSY))
     return lossless.bind(_with_tool_filter)
 
 
-def _with_tool_filter(normalized: dict[str, object]) -> Result[dict[str, object], TypeError]:
-    """The request with its tool filter normalized (NORM-4), when it has one."""
+def _with_tool_filter(proved: Proved) -> Result[Proved, TypeError]:
+    """The request with its tool filter normalized (NORM-4), when it has one.
+
+    A valid filter normalizes to an equal object, so the request's canonical text stands.
+    """
+    normalized, text = proved
     if "toolFilter" not in normalized:
-        return Success(normalized)
+        return Success(proved)
     return normalize_tool_filter(normalized["toolFilter"]).map(
-        lambda tool_filter: {**normalized, "toolFilter": tool_filter}
+        lambda tool_filter: ({**normalized, "toolFilter": tool_filter}, text)
     )
 
 
@@ -186,6 +206,13 @@ def normalize_parent_context(
     parent: ParentAgent, inherits_parent_context: bool
 ) -> Result[dict[str, object], TypeError]:
     """What a child can observe of its parent, as plain JSON (NORM-7)."""
+    return normalize_parent_context_text(parent, inherits_parent_context).map(_value)
+
+
+def normalize_parent_context_text(
+    parent: ParentAgent, inherits_parent_context: bool
+) -> Result[Proved, TypeError]:
+    """`normalize_parent_context` and, when one walk proves it, the context's canonical text."""
     events = parent.events
     prefix = _completed_prefix(list(events)) if inherits_parent_context else []
     header = _latest_request_header(prefix) if inherits_parent_context else None
@@ -214,7 +241,7 @@ def normalize_parent_context(
     )
 
 
-def _lossless_context(candidate: dict[str, object]) -> Result[dict[str, object], TypeError]:
+def _lossless_context(candidate: dict[str, object]) -> Result[Proved, TypeError]:
     """A plain-JSON copy of the composed parent context, or the TypeError saying it is not."""
-    copied = snapshot_object(candidate)
+    copied = canonical_snapshot(candidate)
     return copied.alt(lambda _: TypeError("parent context is not lossless plain JSON"))

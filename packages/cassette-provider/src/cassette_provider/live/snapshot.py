@@ -5,10 +5,17 @@ from __future__ import annotations
 import math
 from typing import Any, Final, cast
 
+from cassette_canonical.fast_path import float_text_as_in_js, proved_plain_canonical
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
-__all__ = ["NotLossless", "copy_snapshot", "snapshot", "snapshot_object"]
+__all__ = [
+    "NotLossless",
+    "canonical_snapshot",
+    "copy_snapshot",
+    "snapshot",
+    "snapshot_object",
+]
 
 #: The exact scalar types of plain JSON; their subclasses are not (see `_scalar`).
 _PLAIN_SCALARS: Final = frozenset({type(None), bool, str, int, float})
@@ -67,7 +74,12 @@ def _copy_of(item: object) -> _Container | NotLossless | None:
 
 
 def snapshot(value: object) -> Result[object, NotLossless]:
-    """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles.
+    """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles."""
+    return _snapshot(value, [])
+
+
+def _snapshot(value: object, odd: list[float]) -> Result[object, NotLossless]:
+    """`snapshot`, noting in `odd` each float whose text JavaScript may write otherwise.
 
     One pass per container (issue 24): its members are copied in a plain loop, strings and
     the other common scalars inline, and only nested containers go on the stack. An `int`
@@ -77,7 +89,7 @@ def snapshot(value: object) -> Result[object, NotLossless]:
     """
     root = _copy_of(value)
     if root is None:
-        scalar = _scalar(value)
+        scalar = _number(value, odd)
         return Failure(scalar) if isinstance(scalar, NotLossless) else Success(scalar)
     if isinstance(root, NotLossless):
         return Failure(root)
@@ -98,21 +110,21 @@ def snapshot(value: object) -> Result[object, NotLossless]:
             for key, item in source.items():
                 if type(key) is not str:
                     return Failure(NotLossless("object key is not a string"))
-                copied = _member(item, pending)
+                copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
                 target[key] = copied
         else:
             append = target.append
             for item in source:
-                copied = _member(item, pending)
+                copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
                 append(copied)
     return Success(root)
 
 
-def _member(item: object, pending: list[_Pending]) -> object:
+def _member(item: object, pending: list[_Pending], odd: list[float]) -> object:
     """The copy of one member: a scalar, or an empty container queued to be filled."""
     kind = type(item)
     if kind is str or kind is bool or item is None:
@@ -123,7 +135,31 @@ def _member(item: object, pending: list[_Pending]) -> object:
         return copy
     if isinstance(item, (dict, list)):
         return NotLossless(f"{kind.__name__} is not plain JSON")
-    return _scalar(item)
+    return _number(item, odd)
+
+
+def _number(item: object, odd: list[float]) -> object:
+    """`_scalar`, noting a float whose text JavaScript may write otherwise in `odd`."""
+    copied = _scalar(item)
+    if type(copied) is float and not float_text_as_in_js(copied):
+        odd.append(copied)
+    return copied
+
+
+def canonical_snapshot(
+    value: object,
+) -> Result[tuple[dict[str, object], bytes | None], NotLossless]:
+    """The snapshot of a JSON object and, when one C dump surely writes it, its canonical text.
+
+    The walk that copies also proves what the canonical writer asks (exact types, numbers
+    written as JavaScript writes them), so the text costs no second walk (issue 24).
+    """
+    odd: list[float] = []
+    return (
+        _snapshot(value, odd)
+        .bind(_object)
+        .map(lambda copied: (copied, None if odd else proved_plain_canonical(copied)))
+    )
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:

@@ -22,8 +22,8 @@ from cassette_provider.contract.protocol import (
 from cassette_provider.contract.sessions import SessionBridge
 from cassette_provider.live.normalize import (
     live_parent,
-    normalize_parent_context,
-    normalize_request,
+    normalize_parent_context_text,
+    normalize_request_text,
 )
 from cassette_provider.live.redact import Redactor
 from cassette_provider.record.ledger import Ledger
@@ -95,9 +95,20 @@ class RecordingProvider(ProviderIdentity):
                 )
             )
         redactor = self._ledger.redactor
-        body = or_raise(normalize_request(request), identity)
-        context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
-        call = value_or_raise(live_call(live_parent(request.parent), body, context))
+        # One walk each copies, checks and proves the canonical text to hash (issue 24).
+        body, body_text = or_raise(normalize_request_text(request), identity)
+        context, context_text = or_raise(
+            normalize_parent_context_text(request.parent, self._inherits), identity
+        )
+        call = value_or_raise(
+            live_call(
+                live_parent(request.parent),
+                body,
+                context,
+                request_text=body_text,
+                context_text=context_text,
+            )
+        )
         label = body.get("label")
         # Issue 14: the call key's label segment is cut from the redacted label.
         shown = (

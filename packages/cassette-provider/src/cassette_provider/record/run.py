@@ -29,7 +29,7 @@ from cassette_format.records import (
     StartErrorOutcome,
     Timing,
 )
-from cassette_format.records.frozen_json import adopt_object
+from cassette_format.records.frozen_json import adopt_canonical, adopt_object
 from cassette_format.rules.interaction import check_result
 from cassette_format.write.header import iso_timestamp
 from cassette_topology import ReservedCall
@@ -48,7 +48,7 @@ from cassette_provider.contract.protocol import (
     SubagentResult,
     SubagentRun,
 )
-from cassette_provider.live.snapshot import snapshot_object
+from cassette_provider.live.snapshot import canonical_snapshot
 from cassette_provider.record.ledger import Ledger
 
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun"]
@@ -243,8 +243,10 @@ class RecordedRun:
             except Exception as error:
                 await self._finish(self._result_error(error))
                 raise
-            match snapshot_object(value):  # the caller's copy, checked lossless once
-                case Success(live):
+            # The caller's copy, checked lossless once; the same walk proves its
+            # canonical text where it can (issue 24).
+            match canonical_snapshot(value):
+                case Success((live, text)):
                     pass
                 case _:
                     lossy = TypeError(_RESULT_LOSSY)
@@ -252,11 +254,16 @@ class RecordedRun:
                     raise lossy
             # The cassette's copy: `live` itself when redaction changes nothing (it is
             # serialized before the caller gets `live`, and dropped with the line), else a
-            # redacted copy; adopted, not copied again.
+            # redacted copy; adopted, not copied again. Kept as it is, its proved text is
+            # what the line holds.
             redacted = self._ledger.redactor.redacted(live, "output").alt(provider_error)
             match redacted.bind(_storable):  # FMT-13 refused here: it ends this call only
                 case Success((stored, count)):
-                    result = adopt_object(stored)  # plain JSON
+                    result = (
+                        adopt_canonical(stored, text)
+                        if text is not None and stored is live
+                        else adopt_object(stored)  # plain JSON
+                    )
                     await self._finish(ResultOutcome(result=result, redactions=count))
                     return cast(SubagentResult, live)
                 case Failure(refused):

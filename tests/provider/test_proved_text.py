@@ -1,0 +1,51 @@
+"""One walk copies a value and proves its canonical text; every use of the proof agrees with
+the canonical writer (issue 24: the recorder hashes and stores that text, CANON-8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cassette_canonical import canonical_bytes, fingerprint
+from cassette_provider.live.snapshot import canonical_snapshot, snapshot_object
+from cassette_topology import LiveParent, live_call
+from hypothesis import given
+from hypothesis import strategies as st
+from support.strategies import json_objects
+
+_TRICKY = st.sampled_from([1e16, 1e21, 1e-6, 1e-7, 1e-5, 100.0, 2.0**53, 2**53, 0.1, -2.5])
+
+
+def _objects() -> st.SearchStrategy[dict[str, Any]]:
+    tricky = st.dictionaries(st.text(max_size=3), st.lists(_TRICKY, max_size=3), max_size=2)
+    return st.one_of(json_objects(max_leaves=30), tricky)
+
+
+@given(_objects())
+def test_a_proved_text_is_the_copys_canonical_bytes(value: dict[str, Any]) -> None:  # CANON-8
+    copied, text = canonical_snapshot(value).unwrap()
+    assert copied == snapshot_object(value).unwrap()
+    if text is not None:
+        assert text == canonical_bytes(copied).unwrap()
+
+
+def test_plain_payloads_are_proved_and_odd_numbers_are_not() -> None:
+    plain = {"output": [{"type": "text", "text": "é 😀 \\ \n"}], "n": 2.5, "k": -3}
+    assert canonical_snapshot(plain).unwrap()[1] == canonical_bytes(plain).unwrap()
+    for odd in (1.0, 1e16, 1e-6, 2**60):
+        assert canonical_snapshot({"x": odd}).unwrap()[1] is None
+
+
+@given(_objects(), _objects())
+def test_fingerprints_from_proved_texts_equal_the_canonical_writers(
+    request: dict[str, Any], context: dict[str, Any]
+) -> None:  # CANON-8
+    request_copy, request_text = canonical_snapshot(request).unwrap()
+    context_copy, context_text = canonical_snapshot(context).unwrap()
+    parent = LiveParent(id="p")
+    plain = live_call(parent, request_copy, context_copy).unwrap()
+    proved = live_call(
+        parent, request_copy, context_copy, request_text=request_text, context_text=context_text
+    )
+    if request_text is not None and context_text is not None:
+        assert proved.unwrap() == plain
+        assert plain.request_fingerprint == fingerprint(request_copy).unwrap()
