@@ -145,6 +145,12 @@ _EXPONENT_PLAIN_IN_JS: Final = re.compile(rb"e\+(?:1[6-9]|20)[,}\]]")
 _ASTRAL_LEADS: Final = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
 _STRICT: Final = orjson.OPT_STRICT_INTEGER
 _SORTED: Final = orjson.OPT_SORT_KEYS | _STRICT
+_SORTED_OR_REFUSE: Final = (
+    _SORTED
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
 
 
 def is_canonical_text(raw: bytes, value: object) -> bool:
@@ -186,19 +192,18 @@ def keys_sort_alike(text: bytes) -> bool:
     )
 
 
-def proved_plain_canonical(value: object) -> bytes | None:
-    """The canonical bytes of a value its maker proved plain, or None to take the usual path.
+def sorted_text(value: object) -> bytes | None:
+    """orjson's key-sorted text of `value`, or None where orjson refuses it.
 
-    Proved plain means what `_plain_tree` checks, minus key order: only exact JSON types and
-    no float whose Python text differs from JavaScript's (the recorder's snapshot walk
-    proves it while copying, issue 24). orjson writes it and refuses an integer beyond
-    2^53; the key order is scanned on the text.
+    orjson refuses a cycle (its depth limit), an integer beyond 2^53 and, with the
+    pass-through options, subclasses, dataclasses and dates, so a text proves the value
+    acyclic; it is the canonical text once the value is proved plain (exact JSON types,
+    `float_text_as_in_js` numbers) and `keys_sort_alike` (issue 24).
     """
     try:
-        text = orjson.dumps(value, option=_SORTED)
+        return orjson.dumps(value, option=_SORTED_OR_REFUSE)
     except orjson.JSONEncodeError:
         return None
-    return text if keys_sort_alike(text) else None
 
 
 def _has_exponent_minus_six(raw: bytes) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from cassette_canonical.fast_path import float_text_as_in_js, proved_plain_canonical
+from cassette_canonical.fast_path import float_text_as_in_js, keys_sort_alike, sorted_text
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
@@ -75,17 +75,18 @@ def _copy_of(item: object) -> _Container | NotLossless | None:
 
 def snapshot(value: object) -> Result[object, NotLossless]:
     """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles."""
-    return _snapshot(value, [])
+    return _snapshot(value, [], acyclic=sorted_text(value) is not None)
 
 
-def _snapshot(value: object, odd: list[float]) -> Result[object, NotLossless]:
+def _snapshot(value: object, odd: list[float], *, acyclic: bool) -> Result[object, NotLossless]:
     """`snapshot`, noting in `odd` each float whose text JavaScript may write otherwise.
 
     One pass per container (issue 24): its members are copied in a plain loop, strings and
-    the other common scalars inline, and only nested containers go on the stack. An `int`
-    on the stack marks where a container's subtree ends, so `on_path` holds exactly the
-    ancestors of what is being copied: a container met again below itself is a cycle,
-    while one shared by two branches is simply copied twice.
+    the other common scalars inline, and only nested containers go on the stack. Unless
+    the value is known `acyclic` (orjson wrote it), an `int` on the stack marks where a
+    container's subtree ends, so `on_path` holds exactly the ancestors of what is being
+    copied: a container met again below itself is a cycle, while one shared by two
+    branches is simply copied twice.
     """
     root = _copy_of(value)
     if root is None:
@@ -94,18 +95,19 @@ def _snapshot(value: object, odd: list[float]) -> Result[object, NotLossless]:
     if isinstance(root, NotLossless):
         return Failure(root)
     pending: list[_Pending] = [(value, root)]
-    on_path: set[int] = set()
+    on_path: set[int] | None = None if acyclic else set()
     while pending:
         entry = pending.pop()
         if type(entry) is int:
-            on_path.discard(entry)  # the container's subtree is done
+            on_path.discard(entry)  # type: ignore[union-attr] # only pushed while tracking
             continue
-        source, target = cast(tuple[Any, _Container], entry)
-        ident = id(source)
-        if ident in on_path:
-            return Failure(NotLossless("cycle"))
-        on_path.add(ident)
-        pending.append(ident)
+        source, target = entry  # type: ignore[misc] # not an int: a (source, copy) pair
+        if on_path is not None:
+            ident = id(source)
+            if ident in on_path:
+                return Failure(NotLossless("cycle"))
+            on_path.add(ident)
+            pending.append(ident)
         if isinstance(target, dict):
             for key, item in source.items():
                 if type(key) is not str:
@@ -149,17 +151,23 @@ def _number(item: object, odd: list[float]) -> object:
 def canonical_snapshot(
     value: object,
 ) -> Result[tuple[dict[str, object], bytes | None], NotLossless]:
-    """The snapshot of a JSON object and, when one C dump surely writes it, its canonical text.
+    """The snapshot of a JSON object and, when proved, its canonical text (CANON-8).
 
-    The walk that copies also proves what the canonical writer asks (exact types, numbers
-    written as JavaScript writes them), so the text costs no second walk (issue 24).
+    orjson writes the value once; the walk that copies it then proves what makes that text
+    canonical (exact types, numbers written as JavaScript writes them), so neither a second
+    walk nor a second serialization is spent on the text (issue 24).
     """
+    text = sorted_text(value)
     odd: list[float] = []
-    return (
-        _snapshot(value, odd)
-        .bind(_object)
-        .map(lambda copied: (copied, None if odd else proved_plain_canonical(copied)))
-    )
+    match _snapshot(value, odd, acyclic=text is not None):
+        case Success(dict() as copied):
+            proved = text if text is not None and not odd and keys_sort_alike(text) else None
+            return Success((copied, proved))
+        case Success(other):
+            return Failure(NotLossless(f"{type(other).__name__} is not a JSON object"))
+        case Failure(reason):
+            return Failure(reason)
+    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
