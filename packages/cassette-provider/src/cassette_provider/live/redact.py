@@ -25,7 +25,7 @@ from cassette_provider.contract.errors import ProviderProblem
 from cassette_provider.live.js_regex import JS_SPACE_CLASS, compile_js_pattern
 from cassette_provider.live.secret_gate import may_hold_secret
 from cassette_provider.live.secret_shapes import Acceptor, compiled_shapes
-from cassette_provider.live.snapshot import copy_snapshot
+from cassette_provider.live.snapshot import Strings, copy_snapshot
 
 __all__ = [
     "REDACTED",
@@ -322,17 +322,23 @@ class Redactor:
         return Success((value, count))
 
     def redacted(
-        self, value: dict[str, object], content_root: str | None = None
+        self,
+        value: dict[str, object],
+        content_root: str | None = None,
+        strings: Strings | None = None,
     ) -> Result[tuple[dict[str, object], int], ProviderProblem]:
         """What to store of a snapshot: the value itself when redaction leaves it as it is,
         else a redacted copy (`value` is never changed).
 
-        Issue 24: the usual value (no secret, no secret key) is checked once and not copied.
+        Issue 24: the usual value (no secret, no secret key) is checked once and not copied;
+        `strings`, what the snapshot walk collected of `value`, spares a walk to find them.
         """
         if not self.enabled:
             return Success((value, 0))
-        if self._builtins_only and _clean(value) == (True, False):
-            return Success((value, 0))
+        if self._builtins_only:
+            clean = _clean(value) if strings is None else _clean_strings(strings)
+            if clean == (True, False):
+                return Success((value, 0))
         copy = copy_snapshot(value)
         return self.redact(copy, content_root).map(lambda redacted: (copy, redacted[1]))
 
@@ -421,6 +427,12 @@ def _clean(value: object) -> tuple[bool, bool]:
         elif isinstance(node, list):
             stack.extend(node)
     return not may_hold_secret("\x00".join(texts)), secret_keys
+
+
+def _clean_strings(strings: Strings) -> tuple[bool, bool]:
+    """`_clean` over the strings and keys a snapshot walk collected (no walk of its own)."""
+    joined = "\x00".join(strings.values) + "\x00" + "\x00".join(strings.keys)
+    return not may_hold_secret(joined), any(map(is_secret_key, strings.keys))
 
 
 def _redact_secret_keys(value: object) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from cassette_canonical.fast_path import float_text_as_in_js, keys_sort_alike, sorted_text
@@ -11,6 +12,7 @@ from returns.result import Failure, Result, Success
 
 __all__ = [
     "NotLossless",
+    "Strings",
     "canonical_snapshot",
     "copy_snapshot",
     "snapshot",
@@ -78,7 +80,20 @@ def snapshot(value: object) -> Result[object, NotLossless]:
     return _snapshot(value, [], acyclic=sorted_text(value) is not None)
 
 
-def _snapshot(value: object, odd: list[float], *, acyclic: bool) -> Result[object, NotLossless]:
+@dataclass(frozen=True, slots=True)
+class Strings:
+    """Every string a snapshot walk copied, member values and object keys apart.
+
+    The redaction gate reads them joined (issue 24: no second walk over a result).
+    """
+
+    values: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+
+def _snapshot(
+    value: object, odd: list[float], *, acyclic: bool, strings: Strings | None = None
+) -> Result[object, NotLossless]:
     """`snapshot`, noting in `odd` each float whose text JavaScript may write otherwise.
 
     One pass per container (issue 24): its members are copied in a plain loop, strings and
@@ -86,8 +101,9 @@ def _snapshot(value: object, odd: list[float], *, acyclic: bool) -> Result[objec
     the value is known `acyclic` (orjson wrote it), an `int` on the stack marks where a
     container's subtree ends, so `on_path` holds exactly the ancestors of what is being
     copied: a container met again below itself is a cycle, while one shared by two
-    branches is simply copied twice.
+    branches is simply copied twice. Given `strings`, it collects what it copies.
     """
+    values = None if strings is None else strings.values
     root = _copy_of(value)
     if root is None:
         scalar = _number(value, odd)
@@ -116,6 +132,8 @@ def _snapshot(value: object, odd: list[float], *, acyclic: bool) -> Result[objec
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
                 target[key] = copied
+            if strings is not None:
+                strings.keys.extend(target)
         else:
             append = target.append
             for item in source:
@@ -123,6 +141,9 @@ def _snapshot(value: object, odd: list[float], *, acyclic: bool) -> Result[objec
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
                 append(copied)
+        if values is not None:  # the strings just copied (nested ones wait their turn)
+            members = target.values() if isinstance(target, dict) else target
+            values.extend([item for item in members if type(item) is str])
     return Success(root)
 
 
@@ -149,17 +170,18 @@ def _number(item: object, odd: list[float]) -> object:
 
 
 def canonical_snapshot(
-    value: object,
+    value: object, strings: Strings | None = None
 ) -> Result[tuple[dict[str, object], bytes | None], NotLossless]:
     """The snapshot of a JSON object and, when proved, its canonical text (CANON-8).
 
     orjson writes the value once; the walk that copies it then proves what makes that text
     canonical (exact types, numbers written as JavaScript writes them), so neither a second
-    walk nor a second serialization is spent on the text (issue 24).
+    walk nor a second serialization is spent on the text (issue 24). Given `strings`, the
+    walk collects every string it copies there.
     """
     text = sorted_text(value)
     odd: list[float] = []
-    match _snapshot(value, odd, acyclic=text is not None):
+    match _snapshot(value, odd, acyclic=text is not None, strings=strings):
         case Success(dict() as copied):
             proved = text if text is not None and not odd and keys_sort_alike(text) else None
             return Success((copied, proved))

@@ -48,7 +48,7 @@ from cassette_provider.contract.protocol import (
     SubagentResult,
     SubagentRun,
 )
-from cassette_provider.live.snapshot import canonical_snapshot
+from cassette_provider.live.snapshot import Strings, canonical_snapshot
 from cassette_provider.record.ledger import Ledger
 
 __all__ = ["DISPOSE_TIMEOUT", "RecordedRun"]
@@ -245,7 +245,8 @@ class RecordedRun:
                 raise
             # The caller's copy, checked lossless once; the same walk proves its
             # canonical text where it can (issue 24).
-            match canonical_snapshot(value):
+            strings = Strings()
+            match canonical_snapshot(value, strings):
                 case Success((live, text)):
                     pass
                 case _:
@@ -256,7 +257,8 @@ class RecordedRun:
             # serialized before the caller gets `live`, and dropped with the line), else a
             # redacted copy; adopted, not copied again. Kept as it is, its proved text is
             # what the line holds.
-            redacted = self._ledger.redactor.redacted(live, "output").alt(provider_error)
+            redactor = self._ledger.redactor
+            redacted = redactor.redacted(live, "output", strings).alt(provider_error)
             match redacted.bind(_storable):  # FMT-13 refused here: it ends this call only
                 case Success((stored, count)):
                     result = (
