@@ -128,16 +128,30 @@ def test_verify_file_starts_no_process(tmp_path: Path, monkeypatch: pytest.Monke
     assert verify_file(path)["interactions"] == 8
 
 
+def _same_line(lines: list[int], key: int, at: int) -> bool:
+    """Whether the "line" at offset `at` holds `key`."""
+    return lines[at] == key
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     keys=st.lists(st.integers(0, 40), max_size=300),
     tag_bits=st.sampled_from([None, 0, 1, 3]),
     widen_at=st.integers(0, 300),
+    reserve=st.tuples(st.integers(0, 300), st.integers(0, 5000)),
+    place=st.booleans(),
 )
 def test_offset_table_is_a_set_of_keys(
-    keys: list[int], tag_bits: int | None, widen_at: int
+    keys: list[int],
+    tag_bits: int | None,
+    widen_at: int,
+    reserve: tuple[int, int],
+    place: bool,
 ) -> None:
-    """Each line holds one key; `insert` refuses exactly the keys seen before, as a set does."""
+    """Each line holds one key; `insert` refuses exactly the keys seen before, as a set does.
+
+    So does `place` then `insert` (the reader's way), sized ahead by `reserve` or not.
+    """
     lines: list[int] = []  # the "file": the key at each offset
     table = OffsetTable(offset_bits=4, tag_bits=tag_bits)
     seen: set[int] = set()
@@ -146,7 +160,12 @@ def test_offset_table_is_a_set_of_keys(
         lines.append(key)
         if index == widen_at or not table.fits(offset):
             table.widen(offset)
-        added = table.insert(hash(key), offset, lambda at, key=key: lines[at] == key)  # type: ignore[misc]
+        if index == reserve[0]:
+            table.reserve(reserve[1])
+        same = functools.partial(_same_line, lines, key)
+        placed = place and table.place(hash(key), offset)
+        added = placed or table.insert(hash(key), offset, same)
+        assert not placed or key not in seen  # `place` adds only where no tag can match
         assert added == (key not in seen)
         seen.add(key)
         assert table.count == len(seen)

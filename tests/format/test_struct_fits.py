@@ -8,10 +8,12 @@ same summary or the same error as the Python checks alone.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+from cassette_format import verify_file
 from cassette_format.read import chain
 from cassette_format.read.verify import verify_stream
 from cassette_format.records.model import CassetteHeader
@@ -23,6 +25,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 from support.paths import INTEROP
+
+from format.builders import cassette_bytes, make_body
 
 _CASSETTES = sorted((INTEROP / "cassettes").glob("*.cassette.jsonl"))
 
@@ -167,3 +171,24 @@ def test_verify_gives_the_same_verdicts_with_the_struct_check_in_front(
     monkeypatch.setattr(chain, "_accelerated", lambda: counted)
     assert [_verdict(item) for item in data] == python_only
     assert calls["accepted"] > 100  # the struct check really decided most lines
+
+
+def test_a_file_long_enough_uses_the_struct_check_from_its_first_interaction(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # FMT-10
+    bodies = [make_body(sequence, request_tag=f"t{sequence}") for sequence in range(1, 9)]
+    path = tmp_path / "eight.cassette.jsonl"
+    path.write_bytes(cassette_bytes(bodies))
+    asked = {"count": 0}
+
+    def counted(value: object, previous_hash: str) -> bool:
+        asked["count"] += 1
+        return struct_fits.interaction_struct_fits(value, previous_hash)
+
+    monkeypatch.setattr(chain, "_accelerated", lambda: counted)
+    monkeypatch.setattr(chain, "ACCELERATE_AFTER", 4)  # 8 lines like the first: C at once
+    assert verify_file(path)["interactions"] == 8
+    assert asked["count"] == 8
+    monkeypatch.setattr(chain, "ACCELERATE_AFTER", 100)  # a short file: Python throughout
+    assert verify_file(path)["interactions"] == 8
+    assert asked["count"] == 8

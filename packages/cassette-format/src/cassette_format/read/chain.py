@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from cassette_format.problem import FormatProblem
 from cassette_format.read.line_keys import ExactKeys
+from cassette_format.read.lines import expected_lines
 from cassette_format.read.links import ChainLinks, refusal_words
 from cassette_format.read.record_line import ParsedLine, parse_record, record_hash
 from cassette_format.read.tally import Tally
@@ -63,9 +64,17 @@ class ChainState:
     """
 
     def __init__(
-        self, *, keep_records: bool, keys: LineKeys | None = None, count: bool = True
+        self,
+        *,
+        keep_records: bool,
+        keys: LineKeys | None = None,
+        count: bool = True,
+        size: int = 0,
     ) -> None:
+        """`size` is the stream's length when known: a file whose first interaction line says
+        it holds more than ACCELERATE_AFTER of them loads the C check at once."""
         self.keep_records = keep_records
+        self._size = size
         self._count = count
         self.header_record: Mapping[str, JsonValue] | None = None
         self._header: CassetteHeader | None = None
@@ -138,8 +147,11 @@ class ChainState:
         links = self.links
         previous_hash = links.previous_hash
         self._python_left -= 1
-        if not self._python_left:
+        if not self._python_left or (
+            self._size and parsed.canonical and self._long(parsed.canonical, offset)
+        ):
             self._fits = _accelerated()
+            self._python_left = -1
         # The C check first (once loaded), then the Python one: either one's yes is final.
         if not self._fits(value, previous_hash) and not interaction_fits(value, previous_hash):
             from cassette_format.rules.interaction import check_interaction_in_order  # on doubt
@@ -168,6 +180,14 @@ class ChainState:
         if self._count:
             self.tally.count(record)
         return None
+
+    def _long(self, line: bytes, offset: int) -> bool:
+        """Whether lines like this first interaction's leave room for ACCELERATE_AFTER more.
+
+        Asked once: the answer either loads the C check or is final.
+        """
+        size, self._size = self._size, 0
+        return expected_lines(size, offset, line) > ACCELERATE_AFTER
 
     def finish(self) -> FormatProblem | None:
         """FMT-17 contiguity of sequences and of each group's occurrences; empty file check."""

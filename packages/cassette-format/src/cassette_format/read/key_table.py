@@ -17,7 +17,7 @@ __all__ = ["KeyTable"]
 _INITIAL_SLOTS = 1 << 6
 #: The first keys are also kept in a dict: labels and parent contexts are usually few, and
 #: a dict hit costs a tenth of a probe. Bounded, so unique keys still cost only their bytes.
-_FRONT_KEYS = 1024
+FRONT_KEYS = 1024
 
 
 def _encoded(text: str) -> bytes:
@@ -38,8 +38,12 @@ class KeyTable:
         "_slots",
     )
 
-    def __init__(self, tag_bits: int | None = None) -> None:
-        """`tag_bits` keeps only that many bits of each hash (tests force collisions)."""
+    def __init__(self, tag_bits: int | None = None, front_keys: int = FRONT_KEYS) -> None:
+        """`tag_bits` keeps only that many bits of each hash (tests force collisions).
+
+        `front_keys` bounds the dict of first keys: 0 for keys that never repeat (a dict
+        miss costs more than it saves), more for keys looked up many times each.
+        """
         self._blob = bytearray()
         self._ends = array("Q")
         self._hashes = array("q")
@@ -47,7 +51,7 @@ class KeyTable:
         self._mask = _INITIAL_SLOTS - 1
         self._hash_mask = -1 if tag_bits is None else (1 << tag_bits) - 1
         self._front: dict[str, int] = {}
-        self._front_limit = _FRONT_KEYS if tag_bits is None else 0  # narrowed: probe every key
+        self._front_limit = front_keys if tag_bits is None else 0  # narrowed: probe every key
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -99,14 +103,21 @@ class KeyTable:
         self._hashes.append(key_hash)
         slots[index] = key_id + 1
         if 3 * key_id >= 2 * mask:
-            self._grow()
+            self._grow(2 * len(slots))
         if len(self._front) < self._front_limit:
             self._front[text] = key_id
         return key_id
 
-    def _grow(self) -> None:
-        """Double the table, placing every id again by its stored hash."""
-        size = 2 * len(self._slots)
+    def reserve(self, count: int) -> None:
+        """Size the table for `count` keys at once (a guess: more keys still grow it)."""
+        size = len(self._slots)
+        while 3 * count >= 2 * size:
+            size *= 2
+        if size > len(self._slots):
+            self._grow(size)
+
+    def _grow(self, size: int) -> None:
+        """Resize the table to `size` slots, placing every id again by its stored hash."""
         slots = array("i", bytes(4 * size))
         mask = size - 1
         for key_id, key_hash in enumerate(self._hashes):

@@ -21,6 +21,7 @@ from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cassette_format.read.lines import expected_lines
 from cassette_format.read.offset_table import OffsetTable
 from cassette_format.read.outcome_text import outcome_text
 from cassette_format.records.identity import (
@@ -81,7 +82,7 @@ def _occurrence(record: Any) -> int:
 class CompactKeys:
     """Keys remembered as offsets into a seekable stream (8 bytes per slot, two tables)."""
 
-    __slots__ = ("_calls", "_later", "_members", "_reader", "ambiguous")
+    __slots__ = ("_calls", "_later", "_members", "_reader", "_room", "ambiguous")
 
     def __init__(self, reader: LineReader, tag_bits: int | None = None) -> None:
         """`tag_bits` narrows the hash tags (tests force collisions with it)."""
@@ -89,16 +90,19 @@ class CompactKeys:
         self._reader = reader
         self._calls = OffsetTable(bits, tag_bits)
         self._members = OffsetTable(bits, tag_bits)
+        self._room = (1 << bits) - 2  # the largest offset both tables hold (`OffsetTable.fits`)
         self._later = array("Q")  # offsets of members after occurrence 1, in file order
         self.ambiguous: int | None = None
 
     def add(self, parsed: ParsedLine, offset: int) -> int | None:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
+        # One call per line of the file: the steps are inline on purpose.
         record: Any = parsed.value
         calls, members = self._calls, self._members
-        if not calls.fits(offset):
-            calls.widen(offset)
-            members.widen(offset)
+        if offset > self._room:  # the file grew while it was read
+            self._widen(offset)
+        if not calls.count and parsed.canonical:
+            self._reserve(parsed.canonical, offset)
         call_key = record[CALL_KEY]
         call_hash = hash(call_key)
         if not calls.place(call_hash, offset) and not calls.insert(
@@ -122,6 +126,18 @@ class CompactKeys:
         if occurrence > 1:
             self._later.append(offset)
         return None
+
+    def _widen(self, offset: int) -> None:
+        """Make both tables hold `offset`, past the size the file had when it was opened."""
+        self._calls.widen(offset)
+        self._members.widen(offset)
+        self._room = max(self._room, (1 << (offset + 1).bit_length()) - 2)
+
+    def _reserve(self, line: bytes, offset: int) -> None:
+        """Size both tables once, for as many lines as the first one's length suggests."""
+        expected = expected_lines(self._reader.size, offset, line)
+        self._calls.reserve(expected)
+        self._members.reserve(expected)
 
     def _same_call_key(self, call_key: str) -> Callable[[int], bool]:
         """Whether the line at an offset has `call_key` (a tag hit, confirmed by reading)."""

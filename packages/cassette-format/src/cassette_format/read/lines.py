@@ -9,21 +9,27 @@ bounding the parser's transient memory per line (a small constant factor of its 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from cassette_format.problem import FormatProblem
 from cassette_format.read.record_line import decode_line
 from cassette_format.text.js import is_js_blank
 
 __all__ = [
+    "GUESS_LIMIT",
     "MAX_LINE_BYTES",
     "LineOrProblem",
     "NumberedLine",
+    "expected_lines",
     "iter_text_lines",
     "numbered_lines",
     "strip_newline",
 ]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
+#: The most lines `expected_lines` announces: tables sized by its guess stay within tens of
+#: megabytes whatever the length of the line it was made from.
+GUESS_LIMIT = 1 << 20
 
 _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 
@@ -41,6 +47,14 @@ def strip_newline(raw: bytes) -> bytes:
     return raw
 
 
+def expected_lines(size: int, offset: int, line: bytes) -> int:
+    """About how many lines a file of `size` bytes holds from `offset`, where `line` starts.
+
+    A guess from one line's length, for sizing tables once rather than growing them.
+    """
+    return min((size - offset) // (len(line) + 1) + 1, GUESS_LIMIT)
+
+
 def too_long(line: int) -> FormatProblem:
     """The refusal of an over-long line, naming its non-blank number."""
     return FormatProblem(f"line {line} is longer than {MAX_LINE_BYTES} bytes", line=line)
@@ -51,7 +65,7 @@ def _bounded(physical: Iterable[bytes]) -> Iterable[bytes]:
     readline = getattr(physical, "readline", None)
     if readline is None:
         return physical
-    return iter(lambda: readline(MAX_LINE_BYTES + 2), b"")
+    return iter(partial(readline, MAX_LINE_BYTES + 2), b"")
 
 
 def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[LineOrProblem]:
@@ -67,7 +81,11 @@ def numbered_lines(physical: Iterable[bytes], start: int = 0) -> Iterator[LineOr
     for chunk in _bounded(physical):
         start = offset
         offset += len(chunk)
-        raw = strip_newline(chunk)
+        # `strip_newline`, inline: once per line of the file.
+        if chunk.endswith(b"\n"):
+            raw = chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1]
+        else:
+            raw = chunk
         if not raw:
             continue
         if len(raw) > MAX_LINE_BYTES:

@@ -5,8 +5,9 @@ the key's hash (as many as the offset leaves room for), `offset` where the key's
 starts. The table never holds keys: a tag hit is only a candidate, which the caller
 confirms by reading that line back and comparing the exact text, so answers stay exact
 whatever the tag width (a test shrinks it to force collisions). Linear probing, grown by
-doubling past three quarters full; the home slot is the tag's low bits, so growing needs
-no hash the table does not store.
+doubling past half full (`reserve` sizes it once for an expected count, so a file read
+in order rarely rebuilds); the home slot is the tag's low bits, so growing needs no hash
+the table does not store.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class OffsetTable:
         self.count = 0
         self._slots = array("Q", [0]) * _INITIAL_SLOTS
         self._mask = _INITIAL_SLOTS - 1
-        self._limit = _INITIAL_SLOTS * 3 // 4
+        self._limit = _INITIAL_SLOTS // 2
         self._offset_bits = offset_bits
         self._offset_mask = (1 << offset_bits) - 1
         width = _WORD_BITS - offset_bits if tag_bits is None else tag_bits
@@ -66,7 +67,10 @@ class OffsetTable:
                 return False
             index = (index + 1) & mask
             word = slots[index]
-        self._fill(index, tag, offset)
+        slots[index] = (tag << bits) | (offset + 1)  # `_fill`, inline: once per line
+        self.count += 1
+        if self.count > self._limit:
+            self._rebuild(2 * len(slots), bits)
         return True
 
     def insert(self, key_hash: int, offset: int, same_key: Callable[[int], bool]) -> bool:
@@ -90,6 +94,14 @@ class OffsetTable:
         if self.count > self._limit:
             self._rebuild(2 * len(self._slots), self._offset_bits)
 
+    def reserve(self, count: int) -> None:
+        """Size the table for `count` keys at once (a guess: more keys still grow it)."""
+        size = len(self._slots)
+        while size // 2 < count:
+            size *= 2
+        if size > len(self._slots):
+            self._rebuild(size, self._offset_bits)
+
     def widen(self, offset: int) -> None:
         """Make room for `offset` (a file that grew while read): fewer tag bits, same answers."""
         bits = max(self._offset_bits, (offset + 1).bit_length())
@@ -107,7 +119,7 @@ class OffsetTable:
                 while slots[index]:
                     index = (index + 1) & mask
                 slots[index] = (tag << offset_bits) | (word & old_offsets)
-        self._slots, self._mask, self._limit = slots, mask, size * 3 // 4
+        self._slots, self._mask, self._limit = slots, mask, size // 2
         self._offset_bits, self._offset_mask, self._tag_mask = (
             offset_bits,
             (1 << offset_bits) - 1,

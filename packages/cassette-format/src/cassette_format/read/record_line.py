@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import orjson
 from cassette_canonical import is_canonical_text
@@ -30,6 +30,9 @@ __all__ = ["HASH_MEMBER", "ParsedLine", "decode_line", "line_hash", "parse_recor
 #: How a canonical line's top-level `hash` member starts (the reader cuts it out to hash the
 #: rest; the sealer writes the digest after it).
 HASH_MEMBER = b'"' + HASH.encode("ascii") + b'":"sha256:'
+#: The member's length with its 64 hex digits, closing quote and the comma (or brace) after it.
+_MEMBER_BYTES: Final = len(HASH_MEMBER) + 64 + 2
+_COMMA: Final = ord(",")
 
 
 class ParsedLine:
@@ -100,32 +103,34 @@ def _fingerprint_without_hash(value: Mapping[str, JsonValue]) -> str | None:
 
 
 def line_hash(raw: bytes, stored: str) -> str | None:
-    """The digest of a line's text without its top-level `hash` member, cut out byte-wise.
+    """`stored` when it is the digest of the line's text without its `hash` member, else None.
 
-    The sealer writes `"hash":"<stored>"` between members (or last); None when `raw` does not
-    hold `stored` there. Only a canonical line's cut text is its body's canonical text.
+    The sealer writes `"hash":"<stored>"` between members (or last); the first such member
+    is cut out byte-wise and the rest hashed. Had that member been another object's, the
+    record's own digest would be among the bytes hashed, and no SHA-256 digest occurs in its
+    own input, so a match also proves the member cut was the record's. Only a canonical
+    line's cut text is its body's canonical text.
     """
     start = raw.find(HASH_MEMBER)
-    stop = start + len(HASH_MEMBER) + 64 + 2  # digest, closing quote, comma
-    if start <= 0 or raw[start + 8 : stop - 2] != stored.encode("ascii"):
+    stop = start + _MEMBER_BYTES
+    end = raw[stop - 2 : stop]
+    if start > 0 and end == b'",' and raw[start - 1] == _COMMA:
+        digest = "sha256:" + hashlib.sha256(raw[:start] + raw[stop:]).hexdigest()
+    elif start > 0 and end == b'"}':
+        digest = "sha256:" + hashlib.sha256(raw[: start - 1] + b"}").hexdigest()
+    else:
         return None
-    if raw[stop - 2 : stop] == b'",' and raw[start - 1 : start] == b",":
-        view = memoryview(raw)
-        digest = hashlib.sha256(view[:start])
-        digest.update(view[stop:])
-        return "sha256:" + digest.hexdigest()
-    if raw[stop - 2 : stop] == b'"}':
-        return "sha256:" + hashlib.sha256(raw[: start - 1] + b"}").hexdigest()
-    return None
+    return digest if digest == stored else None
 
 
 def record_hash(parsed: ParsedLine, record: Mapping[str, JsonValue]) -> str | None:
     """The digest of the record without `hash` (FMT-9 rule 18, FMT-10 rule 10).
 
-    None when that record has no lossless canonical JSON text.
+    None when that record has no lossless canonical JSON text. A canonical line holding its
+    own digest is answered by `line_hash`; any other by the exact path (`fingerprint`).
     """
     raw, stored = parsed.canonical, record.get(HASH)
-    if raw is not None and isinstance(stored, str):
+    if raw is not None and type(stored) is str:
         digest = line_hash(raw, stored)
         if digest is not None:
             return digest

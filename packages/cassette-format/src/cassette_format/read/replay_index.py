@@ -272,7 +272,7 @@ def _verified(
     if reader is None:  # a regular file always seeks; kept for the type checker
         return Failure(FormatProblem(f'cannot read cassette "{path}"'))
     keys = ReplayKeys(reader)
-    state = ChainState(keep_records=False, keys=keys, count=False)
+    state = ChainState(keep_records=False, keys=keys, count=False, size=reader.size)
     problem = run_sealed(state, numbered_lines(handle, reader.start), path)  # and its tail seal
     if problem is not None:
         return Failure(problem)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from cassette_format.read.key_table import KeyTable
 from cassette_format.read.line_keys import safe_int
+from cassette_format.read.lines import expected_lines
 from cassette_format.read.outcome_text import outcome_text
 from cassette_format.records.declare import fixed, wires
 from cassette_format.records.identity import (
@@ -52,6 +53,8 @@ __all__ = ["DIGEST_BYTES", "ReplayKeys", "digest_bytes", "digest_text"]
 DIGEST_BYTES: Final = 32
 _DIGEST_PREFIX: Final = "sha256:"
 _INITIAL_GROUP_SLOTS: Final = 1 << 6
+#: Parent keys kept in the parents table's dict too (about 150 bytes each, at most ~2.5 MB).
+_PARENT_FRONT_KEYS: Final = 1 << 14
 _HEX_START: Final = len(_DIGEST_PREFIX)
 # The members read per line, by their declarations (records.model).
 _INTERACTION = wires(InteractionBody)
@@ -67,7 +70,7 @@ _METADATA_STORAGE, _METADATA = (
 )
 _VALUE = wires(FullRequestView).value
 _LABEL = wires(RequestMetadata).label
-_LATENCY, _DURATION = wires(Timing).start_latency_ms, wires(Timing).duration_ms
+_DURATION = wires(Timing).duration_ms
 _RESULT_KIND, _REDACTIONS = fixed(ResultOutcome).kind, wires(ResultOutcome).redactions
 
 
@@ -125,8 +128,10 @@ class ReplayKeys:
         self.sequences = array("q")
         self.occurrences = array("q")
         self.delays = array("d")
-        self.calls = KeyTable(tag_bits)  # id == position: call keys are unique (FMT-16)
-        self.parents = KeyTable(tag_bits)
+        # id == position: call keys are unique (FMT-16), so none is looked up while adding.
+        self.calls = KeyTable(tag_bits, front_keys=0)
+        # A parent key comes back once per child call: the first ones by dict.
+        self.parents = KeyTable(tag_bits, front_keys=_PARENT_FRONT_KEYS)
         self.parent_ids = array("i")
         self.contexts = KeyTable(tag_bits)
         self.context_ids = array("i")
@@ -169,9 +174,18 @@ class ReplayKeys:
         """The first-seen member of the exact group, or -1."""
         return self._group_slots[self._group_slot(parent_id, context_id, request)] - 1
 
-    def _grow_groups(self) -> None:
-        """Double the group table, placing each first-seen member again."""
-        size = 2 * len(self._group_slots)
+    def _reserve(self, line: bytes, offset: int) -> None:
+        """Size the call key and group tables once, for as many lines as the first suggests."""
+        expected = expected_lines(self._reader.size, offset, line)
+        self.calls.reserve(expected)
+        size = len(self._group_slots)
+        while 3 * expected > 2 * size:
+            size *= 2
+        if size > len(self._group_slots):
+            self._grow_groups(size)
+
+    def _grow_groups(self, size: int) -> None:
+        """Resize the group table to `size` slots, placing each first-seen member again."""
         slots = array("i", bytes(4 * size))
         mask, narrowed = size - 1, self._group_hash_mask
         parents, contexts, requests = self.parent_ids, self.context_ids, self.requests
@@ -206,6 +220,8 @@ class ReplayKeys:
         # One of these per line of a 100,000-line file: locals and inline steps on purpose.
         record: Any = parsed.value
         position = len(self.offsets)
+        if not position and parsed.canonical:
+            self._reserve(parsed.canonical, offset)
         if self.calls.add(record[CALL_KEY]) != position:
             return DUPLICATE_CALL_KEY
         occurrence = record[OCCURRENCE]
@@ -237,14 +253,14 @@ class ReplayKeys:
         self.offsets.append(offset)
         self.sequences.append(sequence if type(sequence) is int else safe_int(sequence))
         self.occurrences.append(occurrence)
-        self.delays.append(max(timing[_LATENCY], timing[_DURATION]))
+        self.delays.append(timing[_DURATION])  # FMT-12: never shorter than the start latency
         self.parent_ids.append(parent_id)
         self.context_ids.append(context_id)
         self.label_ids.append(self.labels.add(label) if type(label) is str else -1)
         self.requests += request
         self.hashes += bytes.fromhex(record[HASH][_HEX_START:])
         if first < 0 and 3 * (position + 1) > 2 * len(self._group_slots):
-            self._grow_groups()
+            self._grow_groups(2 * len(self._group_slots))
         if self.first_redacted < 0:
             outcome = record[_OUTCOME]
             if outcome[OUTCOME_KIND] == _RESULT_KIND and outcome[_REDACTIONS] > 0:

@@ -44,10 +44,12 @@ def _verify(stream: IO[bytes], cassette: str | None = None) -> Summary | FormatP
     if reader is None:
         keys: CompactKeys | ExactKeys = ExactKeys(count_ambiguity=True)
         lines = numbered_lines(stream)
+        size = 0
     else:
         keys = CompactKeys(reader)
         lines = numbered_lines(stream, reader.start)
-    state = ChainState(keep_records=False, keys=keys)
+        size = reader.size
+    state = ChainState(keep_records=False, keys=keys, size=size)
     problem = run_lines(state, lines) if cassette is None else run_sealed(state, lines, cassette)
     if problem is not None:
         return problem
