@@ -124,10 +124,15 @@ def _snapshot(
                 return Failure(NotLossless("cycle"))
             on_path.add(ident)
             pending.append(ident)
+        # Strings, booleans and null (most members) are taken inline, without a call.
         if isinstance(target, dict):
             for key, item in source.items():
                 if type(key) is not str:
                     return Failure(NotLossless("object key is not a string"))
+                kind = type(item)
+                if kind is str or kind is bool or item is None:
+                    target[key] = item
+                    continue
                 copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
@@ -137,6 +142,10 @@ def _snapshot(
         else:
             append = target.append
             for item in source:
+                kind = type(item)
+                if kind is str or kind is bool or item is None:
+                    append(item)
+                    continue
                 copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
