@@ -92,17 +92,22 @@ def live_call(
     *,
     request_text: bytes | None = None,
     context_text: bytes | None = None,
+    shown_label: str | None = None,
 ) -> Result[LiveCall, TopologyError]:
     """Fingerprint a normalized request and parent context into the facts of one live call.
 
     `request_text` and `context_text`, their canonical texts where the caller proved them
-    (the recorder's snapshot walk does, issue 24), are hashed as they are.
+    (the recorder's snapshot walk does, issue 24), are hashed as they are; `shown_label` is
+    the call's `LiveCall.shown_label`.
     """
     if request_text is not None and context_text is not None:
         context_digest = fingerprint_bytes(_ENVELOPE_HEAD + context_text + _ENVELOPE_TAIL)
-        return Success(LiveCall(parent, context_digest, fingerprint_bytes(request_text), request))
+        request_digest = fingerprint_bytes(request_text)
+        return Success(LiveCall(parent, context_digest, request_digest, request, shown_label))
     return request_fingerprint(request).bind(
         lambda request_digest: parent_context_fingerprint(parent_context).map(
-            lambda context_digest: LiveCall(parent, context_digest, request_digest, request)
+            lambda context_digest: LiveCall(
+                parent, context_digest, request_digest, request, shown_label
+            )
         )
     )

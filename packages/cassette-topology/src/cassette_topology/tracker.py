@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
@@ -177,8 +177,6 @@ class TopologyTracker:
         `shown_label` replaces the request's label in the call key only (fingerprints still
         cover the request as given).
         """
-        return (
-            live_call(parent, request, parent_context)
-            .map(lambda call: replace(call, shown_label=shown_label))
-            .bind(self.reserve)
+        return live_call(parent, request, parent_context, shown_label=shown_label).bind(
+            self.reserve
         )

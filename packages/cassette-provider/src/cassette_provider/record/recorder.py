@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cassette_format.records import RequestStorage
@@ -100,6 +99,11 @@ class RecordingProvider(ProviderIdentity):
         context, context_text = or_raise(
             normalize_parent_context_text(request.parent, self._inherits), identity
         )
+        label = body.get("label")
+        # Issue 14: the call key's label segment is cut from the redacted label.
+        shown = (
+            redactor.redact_text(label)[0] if isinstance(label, str) and redactor.enabled else None
+        )
         call = value_or_raise(
             live_call(
                 live_parent(request.parent),
@@ -107,15 +111,11 @@ class RecordingProvider(ProviderIdentity):
                 context,
                 request_text=body_text,
                 context_text=context_text,
+                shown_label=shown,
             )
         )
-        label = body.get("label")
-        # Issue 14: the call key's label segment is cut from the redacted label.
-        shown = (
-            redactor.redact_text(label)[0] if isinstance(label, str) and redactor.enabled else None
-        )
         view = or_raise(request_view(body, self._storage, redactor), identity)  # owns `body` now
-        reserved = value_or_raise(self._tracker.reserve(replace(call, shown_label=shown)))
+        reserved = value_or_raise(self._tracker.reserve(call))
         return RecordedRun(self._ledger, reserved, view, request.signal)
 
     async def start(self, request: StartRequest) -> SubagentRun:
