@@ -85,27 +85,30 @@ class KeyTable:
 
     def add(self, text: str) -> int:
         """The id of `text`, appending it first when it is new."""
-        found = self._front.get(text)
-        if found is not None:
-            return found
+        front = self._front
+        if front:  # empty when bounded to none: no lookup that always misses
+            found = front.get(text)
+            if found is not None:
+                return found
         key_hash = hash(text) & self._hash_mask
-        slots, mask = self._slots, self._mask
+        slots, mask, hashes = self._slots, self._mask, self._hashes
         index = key_hash & mask
         found = slots[index]
         while found:  # the probe of `_probe`, inline: one call per call key of the file
-            if self._hashes[found - 1] == key_hash and self._bytes(found - 1) == _encoded(text):
+            if hashes[found - 1] == key_hash and self._bytes(found - 1) == _encoded(text):
                 return found - 1
             index = (index + 1) & mask
             found = slots[index]
-        key_id = len(self._ends)
-        self._blob += _encoded(text)
-        self._ends.append(len(self._blob))
-        self._hashes.append(key_hash)
+        key_id = len(hashes)
+        blob = self._blob
+        blob += text.encode("utf-8", "surrogatepass")  # `_encoded`, inline
+        self._ends.append(len(blob))
+        hashes.append(key_hash)
         slots[index] = key_id + 1
         if 3 * key_id >= 2 * mask:
             self._grow(2 * len(slots))
-        if len(self._front) < self._front_limit:
-            self._front[text] = key_id
+        if len(front) < self._front_limit:
+            front[text] = key_id
         return key_id
 
     def reserve(self, count: int) -> None:

@@ -219,7 +219,8 @@ class ReplayKeys:
         """Remember a validated line; DUPLICATE_CALL_KEY / DUPLICATE_OCCURRENCE, or None."""
         # One of these per line of a 100,000-line file: locals and inline steps on purpose.
         record: Any = parsed.value
-        position = len(self.offsets)
+        offsets = self.offsets
+        position = len(offsets)
         if not position and parsed.canonical:
             self._reserve(parsed.canonical, offset)
         if self.calls.add(record[CALL_KEY]) != position:
@@ -230,8 +231,21 @@ class ReplayKeys:
         parent_id = self.parents.add(record[PARENT_KEY])
         context_id = self.contexts.add(record[PARENT_CONTEXT_FINGERPRINT])
         request = bytes.fromhex(record[REQUEST_FINGERPRINT][_HEX_START:])
-        slot = self._group_slot(parent_id, context_id, request)
-        first = self._group_slots[slot] - 1
+        # `_group_slot`, inline: the exact group's first-seen member, or the empty slot for it.
+        slots, mask = self._group_slots, self._group_mask
+        parents, contexts, requests = self.parent_ids, self.context_ids, self.requests
+        index = hash((parent_id, context_id, request)) & self._group_hash_mask & mask
+        first = slots[index] - 1
+        while first >= 0:
+            start = first * DIGEST_BYTES
+            if (
+                parents[first] == parent_id
+                and contexts[first] == context_id
+                and requests[start : start + DIGEST_BYTES] == request
+            ):
+                break
+            index = (index + 1) & mask
+            first = slots[index] - 1
         if first >= 0:
             members = self._repeats.get(first)
             if members is None:
@@ -241,26 +255,26 @@ class ReplayKeys:
             members[occurrence] = position
             self._compare_outcome(first, parsed)
         else:
-            self._group_slots[slot] = position + 1
+            slots[index] = position + 1
             if occurrence != 1:
                 self._odd_starts.append(position)
         sequence = record[_SEQUENCE]
-        timing = record[_TIMING]
         view = record[_REQUEST]
         label = (view[_METADATA] if view[STORAGE] == _METADATA_STORAGE else view[_VALUE]).get(
             _LABEL
         )
-        self.offsets.append(offset)
+        offsets.append(offset)
         self.sequences.append(sequence if type(sequence) is int else safe_int(sequence))
         self.occurrences.append(occurrence)
-        self.delays.append(timing[_DURATION])  # FMT-12: never shorter than the start latency
-        self.parent_ids.append(parent_id)
-        self.context_ids.append(context_id)
+        # FMT-12: the duration is never shorter than the start latency, so it is the longer.
+        self.delays.append(record[_TIMING][_DURATION])
+        parents.append(parent_id)
+        contexts.append(context_id)
         self.label_ids.append(self.labels.add(label) if type(label) is str else -1)
-        self.requests += request
+        requests += request
         self.hashes += bytes.fromhex(record[HASH][_HEX_START:])
-        if first < 0 and 3 * (position + 1) > 2 * len(self._group_slots):
-            self._grow_groups(2 * len(self._group_slots))
+        if first < 0 and 3 * (position + 1) > 2 * len(slots):
+            self._grow_groups(2 * len(slots))
         if self.first_redacted < 0:
             outcome = record[_OUTCOME]
             if outcome[OUTCOME_KIND] == _RESULT_KIND and outcome[_REDACTIONS] > 0:
