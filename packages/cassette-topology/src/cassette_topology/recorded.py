@@ -119,27 +119,63 @@ class MemoryCalls:
 
     A group's members are ordered by occurrence, then sequence, then file position; a
     call key given twice names its last interaction in file order.
+
+    Issue 24 (build linear in the cassette): past cache size a table of 100,000 string keys
+    reads cold strings each time it probes or grows, so the pass indexes only what lookups
+    cannot do without, under int keys where it can. A group is found by the hash of its
+    request fingerprint, confirmed against its first member's whole key; only a group whose
+    hash an earlier group already holds is kept under its whole key (`_others`). Every call
+    key is indexed on the first `find_call`; those that parent keys name, which the
+    matcher's subtree walk needs at once, are indexed in the pass.
     """
 
-    __slots__ = ("_ambiguous", "_calls", "_heads", "_items", "_next", "_repeats")
+    __slots__ = (
+        "_ambiguous",
+        "_by_call",
+        "_by_request",
+        "_first_redacted",
+        "_heads",
+        "_items",
+        "_keys",
+        "_next",
+        "_others",
+        "_parent_positions",
+        "_parents",
+        "_repeats",
+    )
 
     def __init__(self, interactions: Sequence[CassetteInteraction]) -> None:
         items = self._items = tuple(interactions)
-        calls: dict[str, int] = {}
-        heads: dict[GroupKey, int] = {}
-        repeats: dict[GroupKey, list[int]] = {}
+        by_request: dict[int, int] = {}
+        others: dict[GroupKey, int] = {}
+        repeats: dict[int, list[int]] = {}  # by the group's first member in file order
+        parents: list[str] = []
+        keys: list[str] = []
+        first_redacted = -1
         for position, item in enumerate(items):
-            calls[item.call_key] = position
-            key = item.group_key
-            first = heads.setdefault(key, position)
+            parents.append(item.parent_key)
+            keys.append(item.call_key)
+            first = by_request.setdefault(hash(item.request_fingerprint), position)
+            if first != position and items[first].group_key != item.group_key:
+                first = others.setdefault(item.group_key, position)
             if first != position:
-                repeats.setdefault(key, [first]).append(position)
+                repeats.setdefault(first, [first]).append(position)
+            if first_redacted < 0 and _redacted(item):
+                first_redacted = position
+        heads: dict[int, int] = {}
         following: dict[int, int] = {}
-        for key, members in repeats.items():
+        for first, members in repeats.items():
             members.sort(key=lambda at: (items[at].occurrence, items[at].sequence, at))
-            heads[key] = members[0]
+            heads[first] = members[0]
             following.update(pairwise(members))
-        self._calls, self._heads, self._next, self._repeats = calls, heads, following, repeats
+        named = set(parents)
+        self._parent_positions = {
+            key: position for position, key in enumerate(keys) if key in named
+        }
+        self._by_request, self._others, self._heads = by_request, others, heads
+        self._next, self._repeats, self._parents, self._keys = following, repeats, parents, keys
+        self._first_redacted = first_redacted
+        self._by_call: dict[str, int] | None = None
         self._ambiguous: int | None = None
 
     def __len__(self) -> int:
@@ -160,7 +196,7 @@ class MemoryCalls:
     @property
     def first_redacted(self) -> int:
         """The first interaction in file order with a redacted result, or -1."""
-        return next((at for at, item in enumerate(self._items) if _redacted(item)), -1)
+        return self._first_redacted
 
     @property
     def delivers_copies(self) -> bool:
@@ -169,11 +205,11 @@ class MemoryCalls:
 
     def call_key(self, position: int) -> str:
         """The interaction's call key."""
-        return self._items[position].call_key
+        return self._keys[position]
 
     def parent_key(self, position: int) -> str:
         """The interaction's parent key."""
-        return self._items[position].parent_key
+        return self._parents[position]
 
     def group(self, position: int) -> GroupKey:
         """The interaction's group."""
@@ -192,12 +228,17 @@ class MemoryCalls:
         return stored_request_metadata(self._items[position].request).label
 
     def find_call(self, call_key: str) -> int:
-        """The (last) interaction with this call key, or -1."""
-        return self._calls.get(call_key, -1)
+        """The (last) interaction with this call key, or -1 (every key indexed on first use)."""
+        if self._by_call is None:
+            self._by_call = {key: position for position, key in enumerate(self._keys)}
+        return self._by_call.get(call_key, -1)
 
     def find_group(self, group: GroupKey) -> int:
-        """The group's first member, or -1."""
-        return self._heads.get(group, -1)
+        """The group's first member in occurrence order, or -1."""
+        first = self._by_request.get(hash(group[2]), -1)
+        if first >= 0 and self._items[first].group_key != group:
+            first = self._others.get(group, -1)
+        return first if first < 0 else self._heads.get(first, first)
 
     def next_in_group(self, position: int) -> int:
         """The member after this one, or -1."""
@@ -205,7 +246,7 @@ class MemoryCalls:
 
     def parent_position(self, position: int) -> int:
         """The interaction named by this one's parent key, or -1."""
-        return self._calls.get(self._items[position].parent_key, -1)
+        return self._parent_positions.get(self._parents[position], -1)
 
     def interaction(self, position: int) -> Result[CassetteInteraction, FormatProblem]:
         """The loaded interaction itself."""
