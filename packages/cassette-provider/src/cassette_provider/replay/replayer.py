@@ -36,8 +36,8 @@ from cassette_provider.contract.protocol import ProviderIdentity, StartRequest, 
 from cassette_provider.contract.sessions import SessionBridge
 from cassette_provider.live.normalize import (
     live_parent,
-    normalize_parent_context,
-    normalize_request,
+    normalize_parent_context_text,
+    normalize_request_text,
 )
 from cassette_provider.replay.timing import checked_delay, scaled, wait_abortable
 
@@ -159,9 +159,20 @@ class ReplayProvider(ProviderIdentity):
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
-        normalized = or_raise(normalize_request(request), identity)
-        context = or_raise(normalize_parent_context(request.parent, self._inherits), identity)
-        call = value_or_raise(live_call(live_parent(request.parent), normalized, context))
+        # One walk each copies, checks and proves the canonical text to hash (issue 24).
+        normalized, request_text = or_raise(normalize_request_text(request), identity)
+        context, context_text = or_raise(
+            normalize_parent_context_text(request.parent, self._inherits), identity
+        )
+        call = value_or_raise(
+            live_call(
+                live_parent(request.parent),
+                normalized,
+                context,
+                request_text=request_text,
+                context_text=context_text,
+            )
+        )
         with self._matching:
             matched = self._matcher.match(call)
         interaction = value_or_raise(matched)
