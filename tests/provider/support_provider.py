@@ -1,10 +1,21 @@
-"""Shared helpers for provider tests: a controllable clock and small result builders."""
+"""Shared helpers for provider tests: a controllable clock, small result builders, a recording."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from cassette_provider import (
+    FunctionProvider,
+    ProviderRegistry,
+    RecordConfig,
+    SimpleAgent,
+    StartRequest,
+    install_cassette,
+)
 from cassette_provider.contract.clock import Clock
 
 
@@ -16,6 +27,30 @@ def prompt(text: str) -> list[dict[str, object]]:
 def answer(text: str) -> dict[str, object]:
     """A completed result with one text block."""
     return {"output": [{"type": "text", "text": text}], "stopReason": "completed"}
+
+
+async def record_labels(path: Path, labels: Iterable[str], *, fail: bool = False) -> None:
+    """Record one call per label, answered `recorded answer for <label>` (or failing).
+
+    The same label twice records one group twice, with the same outcome.
+    """
+
+    async def run(request: StartRequest, _child: SimpleAgent) -> object:
+        if fail:
+            raise RuntimeError("upstream failed")
+        return answer(f"recorded answer for {request.label}")
+
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run))
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        parent = SimpleAgent()
+        for label in labels:
+            live = await registry.start(
+                "cassette", StartRequest(prompt=prompt(label), parent=parent, label=label)
+            )
+            with contextlib.suppress(RuntimeError):
+                await live.result
+            await live.dispose()
 
 
 @dataclass

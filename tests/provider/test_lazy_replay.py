@@ -12,32 +12,14 @@ from pathlib import Path
 import pytest
 from cassette_format import CassetteFormatError, FormatProblem, read_cassette
 from cassette_provider import (
-    FunctionProvider,
     ProviderRegistry,
-    RecordConfig,
     ReplayConfig,
     SimpleAgent,
     StartRequest,
     install_cassette,
 )
-from provider.support_provider import answer, prompt
+from provider.support_provider import answer, prompt, record_labels
 from returns.result import Failure
-
-
-async def _record(path: Path, *labels: str) -> None:
-    async def run(request: StartRequest, _child: SimpleAgent) -> object:
-        return answer(f"recorded answer for {request.label}")
-
-    registry = ProviderRegistry()
-    registry.register(FunctionProvider("spawn", run))
-    async with install_cassette(registry, RecordConfig(file=str(path))):
-        parent = SimpleAgent()
-        for label in labels:
-            live = await registry.start(
-                "cassette", StartRequest(prompt=prompt(label), parent=parent, label=label)
-            )
-            await live.result
-            await live.dispose()
 
 
 def _loader_error(path: Path) -> FormatProblem:
@@ -60,7 +42,7 @@ def _tamper(path: Path, before: bytes, after: bytes) -> None:
 async def test_a_line_changed_after_install_fails_closed_when_delivered(tmp_path: Path) -> None:
     # FMT-10 rule 10 at delivery: the loader's error and message, and nothing consumed
     path = tmp_path / "two.cassette.jsonl"
-    await _record(path, "alpha", "beta")
+    await record_labels(path, ("alpha", "beta"))
     registry = ProviderRegistry()
     handle = install_cassette(registry, ReplayConfig(file=str(path)))
     _tamper(path, b"recorded answer for beta", b"recorded answer for BETA")
@@ -86,7 +68,7 @@ async def test_a_line_changed_before_install_is_refused_as_the_loader_refuses(
     tmp_path: Path,
 ) -> None:  # FMT-10 rule 10 at install
     path = tmp_path / "one.cassette.jsonl"
-    await _record(path, "alpha")
+    await record_labels(path, ("alpha",))
     _tamper(path, b"recorded answer for alpha", b"recorded answer for ALPHA")
     with pytest.raises(CassetteFormatError) as raised:
         install_cassette(ProviderRegistry(), ReplayConfig(file=str(path)))
@@ -97,7 +79,7 @@ async def test_install_never_loads_the_whole_cassette(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "one.cassette.jsonl"
-    await _record(path, "alpha")
+    await record_labels(path, ("alpha",))
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("replay must not load the whole cassette")

@@ -9,7 +9,6 @@ wait, the result settles when the run is made, as REPLAY-3 has it for a zero del
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import re
@@ -21,9 +20,7 @@ from cassette_format.records import ResultOutcome
 from cassette_provider import (
     AbortController,
     CassetteRecordedError,
-    FunctionProvider,
     ProviderRegistry,
-    RecordConfig,
     ReplayConfig,
     SimpleAgent,
     StartRequest,
@@ -32,28 +29,7 @@ from cassette_provider import (
 from cassette_provider.contract.sessions import NO_MODEL_SESSIONS
 from cassette_provider.replay.replayer import ReplayProvider
 from cassette_topology import InteractionMatcher
-from provider.support_provider import answer, prompt
-
-
-async def _record(path: Path, labels: tuple[str, ...], *, fail: bool = False) -> None:
-    """One call per label; the same label twice records one group twice (same outcome)."""
-
-    async def run(request: StartRequest, _child: SimpleAgent) -> object:
-        if fail:
-            raise RuntimeError("upstream failed")
-        return answer(f"answer for {request.label}")
-
-    registry = ProviderRegistry()
-    registry.register(FunctionProvider("spawn", run))
-    async with install_cassette(registry, RecordConfig(file=str(path))):
-        parent = SimpleAgent()
-        for label in labels:
-            live = await registry.start(
-                "cassette", StartRequest(prompt=prompt(label), parent=parent, label=label)
-            )
-            with contextlib.suppress(RuntimeError):
-                await live.result
-            await live.dispose()
+from provider.support_provider import answer, prompt, record_labels
 
 
 def _request(label: str, parent: SimpleAgent, signal: object = None) -> StartRequest:
@@ -71,7 +47,7 @@ def _spoil(result: object) -> None:
 async def test_each_call_replayed_from_the_file_gets_its_own_result(tmp_path: Path) -> None:
     # REPLAY-5: a detached copy per delivery, though the lazy reader's is handed over as is
     path = tmp_path / "twice.cassette.jsonl"
-    await _record(path, ("same", "same"))
+    await record_labels(path, ("same", "same"))
     registry = ProviderRegistry()
     install_cassette(registry, ReplayConfig(file=str(path), duplicate_policy="sequence"))
     parent = SimpleAgent()
@@ -80,13 +56,13 @@ async def test_each_call_replayed_from_the_file_gets_its_own_result(tmp_path: Pa
     assert await first.result is delivered  # one result per run, however often awaited
     _spoil(delivered)
     second = await registry.start("cassette", _request("same", parent))
-    assert await second.result == answer("answer for same")
+    assert await second.result == answer("recorded answer for same")
 
 
 async def test_a_loaded_cassette_hands_out_copies_and_keeps_its_own(tmp_path: Path) -> None:
     # REPLAY-5 over loaded interactions (shared with the cassette): each caller gets a thaw
     path = tmp_path / "one.cassette.jsonl"
-    await _record(path, ("alpha",))
+    await record_labels(path, ("alpha",))
     cassette = load_cassette(path)
     results = []
     for _ in range(2):
@@ -101,13 +77,13 @@ async def test_a_loaded_cassette_hands_out_copies_and_keeps_its_own(tmp_path: Pa
     assert results[0] is not results[1]
     outcome = cassette.interactions[0].outcome
     assert isinstance(outcome, ResultOutcome)
-    assert outcome.result == answer("answer for alpha")
+    assert outcome.result == answer("recorded answer for alpha")
 
 
 async def test_an_instant_result_is_settled_when_the_run_is_made(tmp_path: Path) -> None:
     # REPLAY-3: a zero delay elapses at once, so a later dispose or abort cannot change it
     path = tmp_path / "one.cassette.jsonl"
-    await _record(path, ("alpha", "beta"))
+    await record_labels(path, ("alpha", "beta"))
     registry = ProviderRegistry()
     install_cassette(registry, ReplayConfig(file=str(path)))
     parent = SimpleAgent()
@@ -116,17 +92,17 @@ async def test_an_instant_result_is_settled_when_the_run_is_made(tmp_path: Path)
     assert disposed.result.done()
     await disposed.dispose()
     await disposed.dispose()
-    assert await disposed.result == answer("answer for alpha")
+    assert await disposed.result == answer("recorded answer for alpha")
     controller = AbortController()
     aborted = await registry.start("cassette", _request("beta", parent, controller.signal))
     controller.abort()
-    assert await aborted.result == answer("answer for beta")
+    assert await aborted.result == answer("recorded answer for beta")
 
 
 async def test_the_run_id_names_the_interaction_and_stays_the_same(tmp_path: Path) -> None:
     # REPLAY-5: cassette-<sequence>-<first 12 hex of requestFingerprint>-<uuid4>
     path = tmp_path / "one.cassette.jsonl"
-    await _record(path, ("alpha",))
+    await record_labels(path, ("alpha",))
     interaction = load_cassette(path).interactions[0]
     registry = ProviderRegistry()
     install_cassette(registry, ReplayConfig(file=str(path)))
@@ -143,7 +119,7 @@ async def test_a_recorded_error_nobody_awaits_logs_nothing(
 ) -> None:
     # REPLAY-6: the settled error is raised to whoever awaits it, and left quiet otherwise
     path = tmp_path / "fails.cassette.jsonl"
-    await _record(path, ("alpha", "beta"), fail=True)
+    await record_labels(path, ("alpha", "beta"), fail=True)
     registry = ProviderRegistry()
     install_cassette(registry, ReplayConfig(file=str(path)))
     parent = SimpleAgent()
