@@ -16,6 +16,9 @@ from cassette_topology.errors import NOT_CANONICAL, TopologyError
 SUBAGENT_ORIGIN: Final = "subagent"
 #: The envelope kind wrapped around a normalized parent context before hashing (NORM-11).
 PARENT_CONTEXT_KIND: Final = "dsh-subagent/parent-context"
+#: The envelope's members, in canonical (sorted) order.
+_KIND: Final = "kind"
+_VALUE: Final = "value"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,7 @@ class LiveCall:
 
 def parent_context_fingerprint(parent_context: object) -> Result[str, TopologyError]:
     """Digest of a normalized parent context inside its kind envelope (NORM-11)."""
-    return fingerprint({"kind": PARENT_CONTEXT_KIND, "value": parent_context}).alt(
+    return fingerprint({_KIND: PARENT_CONTEXT_KIND, _VALUE: parent_context}).alt(
         lambda error: TopologyError(
             NOT_CANONICAL, "parent context is not lossless plain JSON", canonical_code=error.code
         )
@@ -81,7 +84,7 @@ def request_fingerprint(request: Mapping[str, object]) -> Result[str, TopologyEr
 
 
 #: The canonical text around a parent context's own canonical text in its envelope.
-_ENVELOPE_HEAD: Final = b'{"kind":"' + PARENT_CONTEXT_KIND.encode("ascii") + b'","value":'
+_ENVELOPE_HEAD: Final = f'{{"{_KIND}":"{PARENT_CONTEXT_KIND}","{_VALUE}":'.encode("ascii")
 _ENVELOPE_TAIL: Final = b"}"
 
 

@@ -62,6 +62,7 @@ def normalize_request(request: StartRequest) -> Result[dict[str, object], TypeEr
 
 
 def _value(proved: Proved) -> dict[str, object]:
+    """The normalized value, without its text."""
     return proved[0]
 
 

@@ -408,29 +408,29 @@ _KEY_PATTERNS: Final = _BUILTIN + catalogue_patterns()
 
 def _clean(value: object) -> tuple[bool, bool]:
     """Whether no built-in pattern can match any string or key of `value` (one gate for
-    all), and whether one of its keys is a secret key.
-
-    The strings are joined with NUL bytes, which belong to no mark, so the gate finds a
-    mark in the joined text wherever one string holds one (secret_gate.py).
+    all), and whether one of its keys is a secret key: `_clean_strings` over its strings.
     """
-    texts: list[str] = []
-    secret_keys = False
+    strings = Strings()
     stack: list[object] = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
-            texts.append(node)
+            strings.values.append(node)
         elif isinstance(node, dict):
-            texts.extend(node)
-            secret_keys = secret_keys or any(map(is_secret_key, node))
+            strings.keys.extend(node)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return not may_hold_secret("\x00".join(texts)), secret_keys
+    return _clean_strings(strings)
 
 
 def _clean_strings(strings: Strings) -> tuple[bool, bool]:
-    """`_clean` over the strings and keys a snapshot walk collected (no walk of its own)."""
+    """The gate's verdict over strings and keys (the snapshot walk collects them), and
+    whether a key is a secret key.
+
+    The strings are joined with NUL bytes, which belong to no mark, so the gate finds a
+    mark in the joined text wherever one string holds one (secret_gate.py).
+    """
     joined = "\x00".join(strings.values) + "\x00" + "\x00".join(strings.keys)
     return not may_hold_secret(joined), any(map(is_secret_key, strings.keys))
 
