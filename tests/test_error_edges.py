@@ -79,26 +79,36 @@ def _called_name(node: ast.Call) -> str | None:
     return None
 
 
-def _defined_outside(sources: dict[str, ast.Module], edge: str, classes: set[str]) -> list[str]:
-    """Exception classes defined in a module other than the edge."""
+def _naming(node: ast.AST) -> tuple[int, str | None] | None:
+    """(line, exception class) of a class definition or a call, None for other nodes."""
+    if isinstance(node, ast.ClassDef):
+        return node.lineno, node.name
+    if isinstance(node, ast.Call):
+        return node.lineno, _called_name(node)
+    return None
+
+
+def _outside(
+    sources: dict[str, ast.Module], edge: str, classes: set[str], kind: type[ast.AST]
+) -> list[str]:
+    """`module:line name` of each `kind` node (class or call) naming a class outside the edge."""
     return [
-        f"{module}:{node.lineno} {node.name}"
+        f"{module}:{named[0]} {named[1]}"
         for module, tree in sources.items()
         if module != edge
         for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef) and node.name in classes
+        if isinstance(node, kind) and (named := _naming(node)) is not None and named[1] in classes
     ]
+
+
+def _defined_outside(sources: dict[str, ast.Module], edge: str, classes: set[str]) -> list[str]:
+    """Exception classes defined in a module other than the edge."""
+    return _outside(sources, edge, classes, ast.ClassDef)
 
 
 def _built_outside(sources: dict[str, ast.Module], edge: str, classes: set[str]) -> list[str]:
     """Calls of an exception class in a module other than the edge."""
-    return [
-        f"{module}:{node.lineno} {_called_name(node)}"
-        for module, tree in sources.items()
-        if module != edge
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and _called_name(node) in classes
-    ]
+    return _outside(sources, edge, classes, ast.Call)
 
 
 def test_the_walk_sees_the_exception_classes() -> None:
