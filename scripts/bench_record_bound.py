@@ -1,0 +1,162 @@
+"""What one recorded call must spend in C-level work alone, against issue 24's 100 us target.
+
+Recording a call proves three values lossless and canonical (the request, the parent
+context, the result), fingerprints two of them, asks the secret gate about the result's
+strings, then seals and writes one line. Each of those has a library primitive at its
+core; this script times only those primitives, on the payloads scripts/bench_record.py
+records (drawn by ../shared/bench/gen_cassette.py), with no bookkeeping around them:
+
+  canonical text   orjson's key-sorted text of request, context and result (one each)
+  fingerprints     sha256 of the request's and the context's canonical text
+  secret gate      live.secret_gate.may_hold_secret over the result's strings, joined
+                   (collecting them is not counted)
+  line             orjson.dumps of the record with the result's text embedded as is,
+                   sha256 of the line, os.write of it to a file
+
+Also printed, not counted: `fresh copy`, orjson.loads of each text, the cheapest plain
+deep copy there is, for where a value must be kept as objects rather than as its text.
+
+The sum is a lower bound on record overhead per call for this design: what is left under
+the 100 us target is all the room the recorder's own Python work (admission, topology,
+the run's state machine, the asyncio hops, Results) has.
+
+  uv run --no-sync python scripts/bench_record_bound.py [--calls 1000] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from cassette_provider.live.secret_gate import may_hold_secret
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_record import draw
+
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+TARGET_US = 100.0
+COUNTED = ("canonical text", "fingerprints", "secret gate", "line")
+
+
+def _strings(value: object) -> str:
+    """Every string and key of a JSON value, NUL-joined, as the gate reads them."""
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            found.extend(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return "\x00".join(found)
+
+
+def _line(request: dict[str, Any], result_text: bytes) -> dict[str, Any]:
+    """A record shaped like a recorded interaction, the result embedded as its text."""
+    return {
+        "callKey": "root/" + str(request.get("label")) + "~1",
+        "kind": "cassette/interaction",
+        "local": True,
+        "occurrence": 1,
+        "outcome": {"kind": "result", "redactions": 0, "result": orjson.Fragment(result_text)},
+        "parentContextFingerprint": "sha256:" + "0" * 64,
+        "parentKey": "root",
+        "previousHash": "sha256:" + "1" * 64,
+        "published": True,
+        "request": {"metadata": {"label": request.get("label")}, "storage": "metadata"},
+        "requestFingerprint": "sha256:" + "2" * 64,
+        "sequence": 1,
+        "timing": {"durationMs": 1.5, "startLatencyMs": 0.1, "startedAt": "2026-12-04T00:00:00Z"},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    arguments = parser.parse_args()
+    calls = draw(arguments.calls)
+    requests = [call.request for call in calls]
+    results = [call.answer if isinstance(call.answer, dict) else {} for call in calls]
+    context: dict[str, Any] = {"options": {"model": "bench"}, "sessionId": "bench"}
+    request_texts = [orjson.dumps(request, option=_SORTED) for request in requests]
+    result_texts = [orjson.dumps(result, option=_SORTED) for result in results]
+    joined = [_strings(result) for result in results]
+    records = [_line(request, text) for request, text in zip(requests, result_texts, strict=True)]
+
+    with tempfile.TemporaryDirectory() as directory:
+        descriptor = os.open(Path(directory) / "bound.jsonl", os.O_WRONLY | os.O_CREAT, 0o600)
+        stages: list[tuple[str, Callable[[], object]]] = [
+            (
+                "canonical text",
+                lambda: [
+                    (
+                        orjson.dumps(request, option=_SORTED),
+                        orjson.dumps(context, option=_SORTED),
+                        orjson.dumps(result, option=_SORTED),
+                    )
+                    for request, result in zip(requests, results, strict=True)
+                ],
+            ),
+            (
+                "fresh copy",
+                lambda: [
+                    (
+                        orjson.loads(request),
+                        orjson.loads(b'{"sessionId":"bench"}'),
+                        orjson.loads(result),
+                    )
+                    for request, result in zip(request_texts, result_texts, strict=True)
+                ],
+            ),
+            (
+                "fingerprints",
+                lambda: [
+                    (hashlib.sha256(text).hexdigest(), hashlib.sha256(b"{}").hexdigest())
+                    for text in request_texts
+                ],
+            ),
+            ("secret gate", lambda: [may_hold_secret(text) for text in joined]),
+            (
+                "line",
+                lambda: [
+                    os.write(descriptor, line + hashlib.sha256(line).hexdigest().encode() + b"\n")
+                    for line in map(orjson.dumps, records)
+                ],
+            ),
+        ]
+        per_call: dict[str, float] = {}
+        for name, stage in stages:
+            samples = []
+            for _ in range(arguments.rounds):
+                began = time.perf_counter()
+                stage()
+                samples.append((time.perf_counter() - began) / arguments.calls * 1e6)
+            per_call[name] = statistics.median(samples)
+        os.close(descriptor)
+
+    for name, microseconds in per_call.items():
+        counted = "" if name in COUNTED else "  (not counted)"
+        print(f"{name:<16} {microseconds:7.1f} us/call{counted}")
+    total = sum(per_call[name] for name in COUNTED)
+    print(f"{'sum':<16} {total:7.1f} us/call (record overhead target <= {TARGET_US:.0f})")
+    print(
+        f"room per call for the recorder's Python work under the target: {TARGET_US - total:.1f} us"
+    )
+
+
+if __name__ == "__main__":
+    main()
