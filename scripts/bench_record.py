@@ -19,6 +19,9 @@ Printed, one line each:
 
   uv run --no-sync python scripts/bench_record.py [--calls 1000] [--sequential 1000]
       [--total 10000] [--matcher-sizes 10000,100000] [--rounds 3] [--generator PATH]
+      [--storage metadata|full] [--redact-secrets on|off]
+The targets are for the defaults (metadata storage, secrets redacted); the two options show
+what the other settings cost.
 Each figure is the median of --rounds rounds; the lead runs the full sizes on a quiet machine.
 """
 
@@ -156,14 +159,14 @@ async def _timed(run: Awaitable[None]) -> float:
 
 
 async def _record_round(
-    calls: list[Call], runner: Runner, path: Path
+    calls: list[Call], runner: Runner, path: Path, options: dict[str, Any]
 ) -> tuple[float, float, float]:
-    """(direct s, recorded calls s, install + close s) for one round."""
+    """(direct s, recorded calls s, install + close s) for one round; `options` for RecordConfig."""
     requests = [_start_request(call, SimpleAgent(session_id="bench")) for call in calls]
     direct = await _timed(runner(_registry(calls), "spawn", requests))
     registry = _registry(calls)
     began = time.perf_counter()
-    handle = install_cassette(registry, RecordConfig(file=str(path)))
+    handle = install_cassette(registry, RecordConfig(file=str(path), **options))
     installed = time.perf_counter() - began
     recorded = await _timed(runner(registry, "cassette", requests))
     closed = await _timed(handle.dispose())
@@ -223,18 +226,22 @@ def _matcher_ratio(sizes: list[int]) -> None:
 
 async def _main(options: argparse.Namespace) -> None:
     rounds = options.rounds
+    record = {
+        "request_storage": options.storage,
+        "redact_secrets": options.redact_secrets == "on",
+    }
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
         calls = draw(max(options.calls, options.sequential, options.total), options.generator)
         concurrent = calls[: options.calls]
         results = [
-            await _record_round(concurrent, _concurrent, base / f"c{index}.cassette.jsonl")
+            await _record_round(concurrent, _concurrent, base / f"c{index}.cassette.jsonl", record)
             for index in range(rounds)
         ]
         _report_record(f"{options.calls} concurrent", results, options.calls, 100)
         sequential = calls[: options.sequential]
         results = [
-            await _record_round(sequential, _sequential, base / f"s{index}.cassette.jsonl")
+            await _record_round(sequential, _sequential, base / f"s{index}.cassette.jsonl", record)
             for index in range(rounds)
         ]
         _report_record(f"{options.sequential} sequential", results, options.sequential, 120)
@@ -242,7 +249,7 @@ async def _main(options: argparse.Namespace) -> None:
         walls = []
         for index in range(rounds):
             _, recorded, around = await _record_round(
-                total, _concurrent, base / f"t{index}.cassette.jsonl"
+                total, _concurrent, base / f"t{index}.cassette.jsonl", record
             )
             walls.append(recorded + around)
         print(
@@ -270,6 +277,8 @@ def main() -> None:
     parser.add_argument("--matcher-sizes", default="10000,100000")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--generator", type=Path, default=GENERATOR)
+    parser.add_argument("--storage", choices=("metadata", "full"), default="metadata")
+    parser.add_argument("--redact-secrets", choices=("on", "off"), default="on")
     asyncio.run(_main(parser.parse_args()))
 
 
