@@ -18,7 +18,9 @@ deep copy there is, for where a value must be kept as objects rather than as its
 
 The sum is a lower bound on record overhead per call for this design: what is left under
 the 100 us target is all the room the recorder's own Python work (admission, topology,
-the run's state machine, the asyncio hops, Results) has.
+the run's state machine, the asyncio hops, Results) has. Last, an idealized recorder
+(`_Idealized`: those primitives around a real awaited upstream call with the least glue and
+none of the guarantees) is timed over the bare upstream, all calls concurrent.
 
   uv run --no-sync python scripts/bench_record_bound.py [--calls 1000] [--rounds 5]
 """
@@ -26,13 +28,14 @@ the run's state machine, the asyncio hops, Results) has.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +44,11 @@ from cassette_provider.live.secret_gate import may_hold_secret
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_record import draw
+from bench_record import Call, UpstreamError, draw
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 TARGET_US = 100.0
+_ZERO = "sha256:" + "0" * 64
 COUNTED = ("canonical text", "fingerprints", "secret gate", "line")
 
 
@@ -64,23 +68,106 @@ def _strings(value: object) -> str:
     return "\x00".join(found)
 
 
-def _line(request: dict[str, Any], result_text: bytes) -> dict[str, Any]:
-    """A record shaped like a recorded interaction, the result embedded as its text."""
+def _line(
+    request: dict[str, Any],
+    outcome: dict[str, Any],
+    fingerprints: tuple[str, str] = (_ZERO, _ZERO),
+    chain: tuple[int, str] = (1, _ZERO),
+) -> dict[str, Any]:
+    """A record shaped like a recorded interaction: its result embedded as text in `outcome`."""
+    occurrence, previous = chain
     return {
-        "callKey": "root/" + str(request.get("label")) + "~1",
+        "callKey": f"root/{request.get('label')}~{occurrence}",
         "kind": "cassette/interaction",
         "local": True,
-        "occurrence": 1,
-        "outcome": {"kind": "result", "redactions": 0, "result": orjson.Fragment(result_text)},
-        "parentContextFingerprint": "sha256:" + "0" * 64,
+        "occurrence": occurrence,
+        "outcome": outcome,
+        "parentContextFingerprint": fingerprints[0],
         "parentKey": "root",
-        "previousHash": "sha256:" + "1" * 64,
+        "previousHash": previous,
         "published": True,
         "request": {"metadata": {"label": request.get("label")}, "storage": "metadata"},
-        "requestFingerprint": "sha256:" + "2" * 64,
-        "sequence": 1,
+        "requestFingerprint": fingerprints[1],
+        "sequence": occurrence,
         "timing": {"durationMs": 1.5, "startLatencyMs": 0.1, "startedAt": "2026-12-04T00:00:00Z"},
     }
+
+
+def _result_outcome(text: bytes) -> dict[str, Any]:
+    return {"kind": "result", "redactions": 0, "result": orjson.Fragment(text)}
+
+
+Upstream = Callable[[dict[str, Any]], Awaitable[object]]
+
+
+class _Idealized:
+    """The least a recorder can do around an upstream call, with none of the guarantees.
+
+    Texts instead of snapshots (so a caller's later mutation is not guarded against), no
+    lossless or schema checks, no abort, dispose or clock, a dict for occurrences instead of
+    the topology tracker, one write per line: the primitives above plus minimal glue.
+    """
+
+    def __init__(self, descriptor: int, upstream: Upstream) -> None:
+        self.descriptor = descriptor
+        self.upstream = upstream
+        self.previous = _ZERO
+        self.occurrences: dict[tuple[str, str], int] = {}
+
+    async def call(self, request: dict[str, Any], context: dict[str, Any]) -> object:
+        request_text = orjson.dumps(request, option=_SORTED)
+        context_text = orjson.dumps(context, option=_SORTED)
+        fingerprints = (
+            "sha256:" + hashlib.sha256(context_text).hexdigest(),
+            "sha256:" + hashlib.sha256(request_text).hexdigest(),
+        )
+        occurrence = self.occurrences.get(fingerprints, 0) + 1
+        self.occurrences[fingerprints] = occurrence
+        try:
+            result = await self.upstream(request)
+        except Exception:  # an upstream failure is recorded, not raised here
+            result, outcome = None, {"error": {"message": "-", "name": "Error"}}
+        else:
+            may_hold_secret(_strings(result))
+            outcome = _result_outcome(orjson.dumps(result, option=_SORTED))
+        line = orjson.dumps(_line(request, outcome, fingerprints, (occurrence, self.previous)))
+        self.previous = "sha256:" + hashlib.sha256(line).hexdigest()
+        os.write(self.descriptor, line + b"\n")
+        return result
+
+
+async def _idealized_overhead(calls: list[Call], descriptor: int, rounds: int) -> float:
+    """Median overhead per call of `_Idealized` over the bare upstream, all calls concurrent."""
+    answers = {call.request["label"]: call for call in calls}
+
+    async def upstream(request: dict[str, Any]) -> object:
+        call = answers[request["label"]]
+        if call.kind != "result":
+            raise UpstreamError(call.answer)
+        return call.answer
+
+    async def bare(request: dict[str, Any]) -> object:
+        try:
+            return await upstream(request)
+        except UpstreamError:
+            return None
+
+    context: dict[str, Any] = {"options": {"model": "bench"}, "sessionId": "bench"}
+    requests = [call.request for call in calls]
+    samples = []
+    for _ in range(rounds):
+        began = time.perf_counter()
+        await asyncio.gather(*(bare(request) for request in requests))
+        direct = time.perf_counter() - began
+        recorder = _Idealized(descriptor, upstream)
+
+        async def recorded(request: dict[str, Any], recorder: _Idealized = recorder) -> object:
+            return await recorder.call(request, context)
+
+        began = time.perf_counter()
+        await asyncio.gather(*(recorded(request) for request in requests))
+        samples.append((time.perf_counter() - began - direct) / len(requests) * 1e6)
+    return statistics.median(samples)
 
 
 def main() -> None:
@@ -95,7 +182,10 @@ def main() -> None:
     request_texts = [orjson.dumps(request, option=_SORTED) for request in requests]
     result_texts = [orjson.dumps(result, option=_SORTED) for result in results]
     joined = [_strings(result) for result in results]
-    records = [_line(request, text) for request, text in zip(requests, result_texts, strict=True)]
+    records = [
+        _line(request, _result_outcome(text))
+        for request, text in zip(requests, result_texts, strict=True)
+    ]
 
     with tempfile.TemporaryDirectory() as directory:
         descriptor = os.open(Path(directory) / "bound.jsonl", os.O_WRONLY | os.O_CREAT, 0o600)
@@ -146,6 +236,7 @@ def main() -> None:
                 stage()
                 samples.append((time.perf_counter() - began) / arguments.calls * 1e6)
             per_call[name] = statistics.median(samples)
+        idealized = asyncio.run(_idealized_overhead(calls, descriptor, arguments.rounds))
         os.close(descriptor)
 
     for name, microseconds in per_call.items():
@@ -155,6 +246,10 @@ def main() -> None:
     print(f"{'sum':<16} {total:7.1f} us/call (record overhead target <= {TARGET_US:.0f})")
     print(
         f"room per call for the recorder's Python work under the target: {TARGET_US - total:.1f} us"
+    )
+    print(
+        f"idealized recorder (the primitives, least glue, none of the guarantees): "
+        f"{idealized:.1f} us/call over the bare upstream, {arguments.calls} concurrent"
     )
 
 
