@@ -8,10 +8,10 @@ from typing import Any
 from cassette_canonical import canonical_bytes, fingerprint
 from cassette_provider.live.redact import _clean, _clean_strings
 from cassette_provider.live.snapshot import Strings, canonical_snapshot, snapshot_object
-from cassette_topology import LiveParent, live_call
+from cassette_topology import LiveParent, live_call, request_metadata
 from hypothesis import given
 from hypothesis import strategies as st
-from support.strategies import json_objects
+from support.strategies import json_objects, json_values
 
 _TRICKY = st.sampled_from([1e16, 1e21, 1e-6, 1e-7, 1e-5, 100.0, 2.0**53, 2**53, 0.1, -2.5])
 
@@ -83,3 +83,15 @@ def _keys(value: object) -> list[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return found
+
+
+@given(json_values(max_leaves=20), st.one_of(_objects(), st.just({})))
+def test_a_proved_requests_metadata_is_the_exact_writers(
+    prompt: object, members: dict[str, Any]
+) -> None:  # NORM-5
+    # promptBytes from orjson's text of a proved request's prompt equals the exact writer's.
+    copied, text = canonical_snapshot({**members, "prompt": prompt}).unwrap()
+    exact = request_metadata(copied).unwrap()
+    assert request_metadata(copied, proved=text is not None).unwrap() == exact
+    if text is not None:
+        assert exact.prompt_bytes == len(canonical_bytes(copied["prompt"]).unwrap())

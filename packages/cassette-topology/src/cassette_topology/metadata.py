@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from cassette_canonical import canonical_json
+from cassette_canonical.fast_path import sorted_text
 from cassette_format.records import (
     MetadataRequestView,
     RequestMetadata,
     RequestView,
     ToolFilter,
 )
-from returns.result import Result
+from returns.result import Result, Success
 
 from cassette_topology.errors import NOT_CANONICAL, TopologyError
 
@@ -64,32 +65,27 @@ def _prompt_blocks(prompt: object) -> int:
     return _utf16_length(prompt) if isinstance(prompt, str) else 0
 
 
-def request_metadata(request: Mapping[str, object]) -> Result[RequestMetadata, TopologyError]:
+def request_metadata(
+    request: Mapping[str, object], *, proved: bool = False
+) -> Result[RequestMetadata, TopologyError]:
     """The metadata view of a normalized request (NORM-5), projected through DIAG-4.
 
     `promptBytes` is the UTF-8 length of the canonical prompt array; `hasOutputSchema` and
     `hasPersona` mean the member is present (a null counts); provider and model come only
-    from an object `agentOptions` whose member is a string.
+    from an object `agentOptions` whose member is a string. `proved` says the request's
+    canonical text is proved (the recorder's snapshot walk, CANON-8): every member of it is
+    then plain JSON orjson writes canonically, so the prompt is written once by orjson, not
+    by the exact writer (issue 24).
     """
-    options = request.get("agentOptions")
-    option_map = options if isinstance(options, Mapping) else {}
-    provider = option_map.get("provider")
-    model = option_map.get("model")
-    label = request.get("label")
     prompt = request.get("prompt", [])
+    text = sorted_text(prompt) if proved else None
+    if text is not None:
+        return Success(_metadata(request, prompt, len(text)))
     return (
         canonical_json(prompt)
         .map(
-            lambda prompt_text: RequestMetadata(
-                label=label if isinstance(label, str) else None,
-                prompt_blocks=_prompt_blocks(prompt),
-                prompt_bytes=len(prompt_text.encode("utf-8", "surrogatepass")),
-                has_output_schema="outputSchema" in request,
-                max_depth=_integer(request.get("maxDepth")),
-                child_provider=provider if isinstance(provider, str) else None,
-                child_model=model if isinstance(model, str) else None,
-                tool_filter=project_tool_filter(request.get("toolFilter")),
-                has_persona="persona" in request,
+            lambda prompt_text: _metadata(
+                request, prompt, len(prompt_text.encode("utf-8", "surrogatepass"))
             )
         )
         .alt(
@@ -99,6 +95,26 @@ def request_metadata(request: Mapping[str, object]) -> Result[RequestMetadata, T
                 canonical_code=error.code,
             )
         )
+    )
+
+
+def _metadata(request: Mapping[str, object], prompt: object, prompt_bytes: int) -> RequestMetadata:
+    """The metadata of `request` whose canonical prompt is `prompt_bytes` long."""
+    options = request.get("agentOptions")
+    option_map = options if isinstance(options, Mapping) else {}
+    provider = option_map.get("provider")
+    model = option_map.get("model")
+    label = request.get("label")
+    return RequestMetadata(
+        label=label if isinstance(label, str) else None,
+        prompt_blocks=_prompt_blocks(prompt),
+        prompt_bytes=prompt_bytes,
+        has_output_schema="outputSchema" in request,
+        max_depth=_integer(request.get("maxDepth")),
+        child_provider=provider if isinstance(provider, str) else None,
+        child_model=model if isinstance(model, str) else None,
+        tool_filter=project_tool_filter(request.get("toolFilter")),
+        has_persona="persona" in request,
     )
 
 

@@ -9,7 +9,6 @@ values only, as in the reference, so a broad custom pattern cannot rename schema
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections.abc import Sequence
@@ -251,7 +250,10 @@ class Redactor:
         return builtin or _matches(custom, text)
 
     def redact_metadata(self, metadata: RequestMetadata) -> RequestMetadata:
-        """The metadata view with its strings redacted (label, child provider/model, tools)."""
+        """The metadata view with its strings redacted (label, child provider/model, tools).
+
+        The usual view, one redaction changes nothing in, is returned as it is.
+        """
         if not self.enabled:
             return metadata
 
@@ -262,16 +264,29 @@ class Redactor:
             return None if value is None else tuple(self.redact_text(item)[0] for item in value)
 
         tools = metadata.tool_filter
-        return dataclasses.replace(
-            metadata,
-            label=text(metadata.label),
-            child_provider=text(metadata.child_provider),
-            child_model=text(metadata.child_model),
-            tool_filter=(
-                None
-                if tools is None
-                else ToolFilter(allow=names(tools.allow), deny=names(tools.deny))
-            ),
+        label = text(metadata.label)
+        child_provider = text(metadata.child_provider)
+        child_model = text(metadata.child_model)
+        tool_filter = (
+            None if tools is None else ToolFilter(allow=names(tools.allow), deny=names(tools.deny))
+        )
+        if (
+            label == metadata.label
+            and child_provider == metadata.child_provider
+            and child_model == metadata.child_model
+            and tool_filter == tools
+        ):
+            return metadata
+        return RequestMetadata(
+            label=label,
+            prompt_blocks=metadata.prompt_blocks,
+            prompt_bytes=metadata.prompt_bytes,
+            has_output_schema=metadata.has_output_schema,
+            max_depth=metadata.max_depth,
+            child_provider=child_provider,
+            child_model=child_model,
+            tool_filter=tool_filter,
+            has_persona=metadata.has_persona,
         )
 
     def redact(

@@ -114,7 +114,10 @@ class RecordingProvider(ProviderIdentity):
                 shown_label=shown,
             )
         )
-        view = or_raise(request_view(body, self._storage, redactor), identity)  # owns `body` now
+        proved = body_text is not None
+        view = or_raise(  # owns `body` now
+            request_view(body, self._storage, redactor, proved=proved), identity
+        )
         reserved = value_or_raise(self._tracker.reserve(call))
         return RecordedRun(self._ledger, reserved, view, request.signal)
 

@@ -98,16 +98,17 @@ def _checked_metadata(metadata: RequestMetadata) -> Result[RequestMetadata, Exce
 
 
 def request_view(
-    body: dict[str, object], storage: RequestStorage, redactor: Redactor
+    body: dict[str, object], storage: RequestStorage, redactor: Redactor, *, proved: bool = False
 ) -> Result[RequestView, Exception]:
     """The view the line stores; under "full" it redacts `body` in place (REDACT-7).
 
-    Call it once `body` is fingerprinted: the full view owns `body` from then on.
+    Call it once `body` is fingerprinted: the full view owns `body` from then on. `proved`:
+    `body`'s canonical text is proved (`normalize_request_text`), so its prompt's is too.
     """
     if storage == "metadata":
         # Issue 14: the stored label and names are redacted too (the file gets committed).
         return (
-            request_metadata(body)
+            request_metadata(body, proved=proved)
             .alt(exception_for)
             .map(redactor.redact_metadata)
             .bind(_checked_metadata)  # FMT-11 refused here (a negative maxDepth), not by the writer
