@@ -103,7 +103,9 @@ def _snapshot(
     copied: a container met again below itself is a cycle, while one shared by two
     branches is simply copied twice. Given `strings`, it collects what it copies.
     """
-    values = None if strings is None else strings.values
+    # Each string copied is noted as it is copied: in `strings` for the gate, if given, else
+    # in a list dropped at the end (a C append costs less than a test per string).
+    note = ([] if strings is None else strings.values).append
     root = _copy_of(value)
     if root is None:
         scalar = _number(value, odd)
@@ -130,7 +132,11 @@ def _snapshot(
                 if type(key) is not str:
                     return Failure(NotLossless("object key is not a string"))
                 kind = type(item)
-                if kind is str or kind is bool or item is None:
+                if kind is str:
+                    target[key] = item
+                    note(item)
+                    continue
+                if kind is bool or item is None:
                     target[key] = item
                     continue
                 copied = _member(item, pending, odd)
@@ -143,16 +149,17 @@ def _snapshot(
             append = target.append
             for item in source:
                 kind = type(item)
-                if kind is str or kind is bool or item is None:
+                if kind is str:
+                    append(item)
+                    note(item)
+                    continue
+                if kind is bool or item is None:
                     append(item)
                     continue
                 copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
                     return Failure(copied)
                 append(copied)
-        if values is not None:  # the strings just copied (nested ones wait their turn)
-            members = target.values() if isinstance(target, dict) else target
-            values.extend([item for item in members if type(item) is str])
     return Success(root)
 
 
