@@ -7,8 +7,14 @@ import dataclasses
 from typing import Any
 
 from cassette_canonical import JsonValue, canonical_bytes
-from cassette_format.records import ResultOutcome
-from cassette_format.records.frozen_json import adopt_canonical, adopt_object, canonical_text
+from cassette_format.records import FullRequestView, ResultOutcome
+from cassette_format.records.frozen_json import (
+    FrozenObject,
+    adopt_canonical,
+    adopt_object,
+    canonical_text,
+    freeze_object,
+)
 from cassette_format.write.seal import seal_body
 from hypothesis import given
 from hypothesis import strategies as st
@@ -53,3 +59,23 @@ def test_a_record_around_the_result_that_is_not_canonical_takes_the_exact_path()
     timing = dataclasses.replace(body.timing, duration_ms=2.0)  # integral: orjson writes 2.0
     sealed = seal_body(dataclasses.replace(body, timing=timing), _PREVIOUS).unwrap()
     assert b'"durationMs":2,' in sealed.line
+
+
+def test_a_record_orjson_cannot_write_around_a_proved_result_takes_the_exact_path() -> None:
+    # WRITE-7: agent options nested past orjson's depth limit; the line is the exact writer's.
+    nested: dict[str, JsonValue] = {"leaf": 1}
+    for _ in range(300):
+        nested = {"next": nested}
+    result: dict[str, JsonValue] = {"output": [], "stopReason": "completed"}
+    body = make_body(1, storage="full")
+    view = body.request
+    assert isinstance(view, FullRequestView)
+    request = dataclasses.replace(view.value, agent_options=freeze_object(nested))
+    deep = dataclasses.replace(body, request=dataclasses.replace(view, value=request))
+
+    def sealed(outcome_result: FrozenObject) -> bytes:
+        outcome = ResultOutcome(result=outcome_result, redactions=0)
+        return seal_body(dataclasses.replace(deep, outcome=outcome), _PREVIOUS).unwrap().line
+
+    proved = adopt_canonical(dict(result), canonical_bytes(result).unwrap())
+    assert sealed(proved) == sealed(adopt_object(dict(result)))

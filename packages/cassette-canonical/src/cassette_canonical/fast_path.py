@@ -82,12 +82,16 @@ def fast_canonical(value: object) -> bytes | None:
         except (TypeError, ValueError, RecursionError, OverflowError):
             continue
         # An encoder succeeded, so the value is acyclic and shallow: walking it terminates.
-        return data if _plain_tree(value) else None
+        return data if plain_tree(value) else None
     return None
 
 
-def _plain_tree(value: object) -> bool:
-    """Whether every node has an exact JSON type and UTF-16 key order equals code-point order."""
+def plain_tree(value: object) -> bool:
+    """Whether every node has an exact JSON type and UTF-16 key order equals code-point order.
+
+    Then orjson's key-sorted text of `value` is its canonical text. Only for a value an
+    encoder has written (so acyclic: the walk would not end on a cycle).
+    """
     kind = type(value)
     if kind not in _CONTAINER_TYPES:
         return kind in _LEAF_TYPES and _plain_numbers([value])

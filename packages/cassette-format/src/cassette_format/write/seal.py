@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from cassette_canonical import canonical_bytes, canonical_json
-from cassette_canonical.fast_path import fast_canonical
+from cassette_canonical.fast_path import plain_tree, sorted_text
 from returns.result import Failure, Result, Success
 
 from cassette_format.problem import FormatProblem
@@ -90,17 +90,18 @@ def sealed_line(
 def _with_result(placed: dict[str, JsonValue], result_text: bytes) -> bytes | None:
     """The canonical text of `placed` with its result written as `result_text`, or None.
 
-    The record around the result is proved canonical with a null in the result's place
-    (`fast_canonical`: a walk of a few dozen members); with the result's canonical text in
-    that place, orjson's key-sorted text of it is then canonical too.
+    orjson writes the record once with the result's text in its place (`sorted_text`: it
+    refuses what it cannot write exactly, so the record is acyclic); the record around the
+    result is then proved canonical with a null in that place (`plain_tree`: a walk of a
+    few dozen members), so that text is canonical too (issue 24: no second serialization).
     """
     outcome = placed[_OUTCOME]
     if type(outcome) is not dict:
         return None
-    if fast_canonical({**placed, _OUTCOME: {**outcome, _RESULT: None}}) is None:
+    text = sorted_text({**placed, _OUTCOME: {**outcome, _RESULT: orjson.Fragment(result_text)}})
+    if text is None or not plain_tree({**placed, _OUTCOME: {**outcome, _RESULT: None}}):
         return None
-    framed = {**placed, _OUTCOME: {**outcome, _RESULT: orjson.Fragment(result_text)}}
-    return orjson.dumps(framed, option=orjson.OPT_SORT_KEYS)
+    return text
 
 
 def _with_newline(stamped: tuple[str, bytes]) -> tuple[str, bytes]:
