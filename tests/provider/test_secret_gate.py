@@ -12,6 +12,7 @@ import random
 
 import pytest
 from cassette_provider.live import redact as redact_module
+from cassette_provider.live import secret_gate
 from cassette_provider.live.redact import Redactor, compile_redactor
 from cassette_provider.live.secret_gate import GATED_SHAPES, RUN, may_hold_secret
 from cassette_provider.live.secret_shapes import SHAPES, compiled_shapes, expand_canary
@@ -147,3 +148,46 @@ def test_a_value_gated_as_a_whole_redacts_as_each_string_alone(
     secret_keys = sum(1 for key in set(keys) if redact_module.is_secret_key(key))
     renamed = sum(_exact(key)[1] for key in set(keys) if not redact_module.is_secret_key(key))
     assert count == sum(_exact(leaf)[1] for leaf in leaves) + secret_keys + renamed
+
+
+def _split_named_separator(folded: bytes) -> bool:
+    """The gate's name-before-separator mark as first written: split, strip, compare ends."""
+    between = secret_gate._BETWEEN
+    names = secret_gate._SEPARATED_NAMES
+    return any(piece.rstrip(between).endswith(names) for piece in folded.split(b":")[:-1])
+
+
+_NAME_PARTS = st.sampled_from(
+    [name.decode() for name in secret_gate._SEPARATED_NAMES] + ["ke", "y", "_", "-", "ab"]
+)
+_GATE_BYTES = st.sampled_from([":", " ", '"', "'", "\\", "é", "\u3000", "x", "\x00"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_NAME_PARTS, _GATE_BYTES), max_size=12))
+def test_the_reversed_scan_finds_a_name_before_a_separator_as_splitting_does(
+    parts: list[str],
+) -> None:  # REDACT-3: the gate's one regex scan says what the split pieces say
+    folded = "".join(parts).encode("utf-8").translate(secret_gate._FOLD)
+    assert secret_gate._named_separator(folded) == _split_named_separator(folded)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(secret_gate._WORDS + secret_gate._PASS_WORDS),
+            st.text(alphabet="pwasohenrldb- :/", max_size=6),
+        ),
+        max_size=6,
+    )
+)
+def test_grouped_literal_searches_find_exactly_the_words(parts: list[str]) -> None:
+    # REDACT-3: one search per group of words finds a word wherever a search per word does.
+    folded = "".join(parts).encode("utf-8")
+    words = [word.encode("utf-8") for word in secret_gate._WORDS]
+    pass_words = [word.encode("utf-8") for word in secret_gate._PASS_WORDS]
+    found = any(search(folded) for search in secret_gate._LITERALS)
+    assert found == any(word in folded for word in words)
+    found_pass = any(search(folded) for search in secret_gate._PASS_LITERALS)
+    assert found_pass == any(word in folded for word in pass_words)
