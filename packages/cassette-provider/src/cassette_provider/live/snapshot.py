@@ -77,7 +77,8 @@ def _copy_of(item: object) -> _Container | NotLossless | None:
 
 def snapshot(value: object) -> Result[object, NotLossless]:
     """Deep-copy dicts (str keys), lists and scalars; reject tuples, other objects and cycles."""
-    return _snapshot(value, [], acyclic=sorted_text(value) is not None)
+    copied = _snapshot(value, [], acyclic=sorted_text(value) is not None)
+    return Failure(copied) if isinstance(copied, NotLossless) else Success(copied)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,9 @@ class Strings:
 
 def _snapshot(
     value: object, odd: list[float], *, acyclic: bool, strings: Strings | None = None
-) -> Result[object, NotLossless]:
-    """`snapshot`, noting in `odd` each float whose text JavaScript may write otherwise.
+) -> object:
+    """`snapshot`'s copy or NotLossless, noting in `odd` each float whose text JavaScript
+    may write otherwise (a plain answer: the public functions wrap it once).
 
     One pass per container (issue 24): its members are copied in a plain loop, strings and
     the other common scalars inline, and only nested containers go on the stack. Unless
@@ -108,10 +110,9 @@ def _snapshot(
     note = ([] if strings is None else strings.values).append
     root = _copy_of(value)
     if root is None:
-        scalar = _number(value, odd)
-        return Failure(scalar) if isinstance(scalar, NotLossless) else Success(scalar)
+        return _number(value, odd)
     if isinstance(root, NotLossless):
-        return Failure(root)
+        return root
     pending: list[_Pending] = [(value, root)]
     on_path: set[int] | None = None if acyclic else set()
     while pending:
@@ -123,14 +124,14 @@ def _snapshot(
         if on_path is not None:
             ident = id(source)
             if ident in on_path:
-                return Failure(NotLossless("cycle"))
+                return NotLossless("cycle")
             on_path.add(ident)
             pending.append(ident)
         # Strings, booleans and null (most members) are taken inline, without a call.
         if isinstance(target, dict):
             for key, item in source.items():
                 if type(key) is not str:
-                    return Failure(NotLossless("object key is not a string"))
+                    return NotLossless("object key is not a string")
                 kind = type(item)
                 if kind is str:
                     target[key] = item
@@ -141,7 +142,7 @@ def _snapshot(
                     continue
                 copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
-                    return Failure(copied)
+                    return copied
                 target[key] = copied
             if strings is not None:
                 strings.keys.extend(target)
@@ -158,9 +159,9 @@ def _snapshot(
                     continue
                 copied = _member(item, pending, odd)
                 if isinstance(copied, NotLossless):
-                    return Failure(copied)
+                    return copied
                 append(copied)
-    return Success(root)
+    return root
 
 
 def _member(item: object, pending: list[_Pending], odd: list[float]) -> object:
@@ -197,15 +198,13 @@ def canonical_snapshot(
     """
     text = sorted_text(value)
     odd: list[float] = []
-    match _snapshot(value, odd, acyclic=text is not None, strings=strings):
-        case Success(dict() as copied):
-            proved = text if text is not None and not odd and keys_sort_alike(text) else None
-            return Success((copied, proved))
-        case Success(other):
-            return Failure(NotLossless(f"{type(other).__name__} is not a JSON object"))
-        case Failure(reason):
-            return Failure(reason)
-    raise AssertionError("a Result is a Success or a Failure")  # pragma: no cover
+    copied = _snapshot(value, odd, acyclic=text is not None, strings=strings)
+    if isinstance(copied, NotLossless):
+        return Failure(copied)
+    if type(copied) is not dict:
+        return Failure(NotLossless(f"{type(copied).__name__} is not a JSON object"))
+    proved = text if text is not None and not odd and keys_sort_alike(text) else None
+    return Success((copied, proved))
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
