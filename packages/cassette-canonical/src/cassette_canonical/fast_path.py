@@ -90,7 +90,9 @@ def plain_tree(value: object) -> bool:
     """Whether every node has an exact JSON type and UTF-16 key order equals code-point order.
 
     Then orjson's key-sorted text of `value` is its canonical text. Only for a value an
-    encoder has written (so acyclic: the walk would not end on a cycle).
+    encoder has written (so acyclic: the walk would not end on a cycle). Each member is
+    looked at once, by its exact type (issue 24: cheaper than a set of types per container
+    for the small mixed containers records are made of).
     """
     kind = type(value)
     if kind not in _CONTAINER_TYPES:
@@ -104,13 +106,17 @@ def plain_tree(value: object) -> bool:
             children = node.values()
         else:
             children = node  # type: ignore[assignment]
-        kinds = set(map(type, children))
-        if not kinds <= _PLAIN_TYPES:
-            return False
-        if (int in kinds or float in kinds) and not _plain_numbers(children):
-            return False
-        if not kinds.isdisjoint(_CONTAINER_TYPES):
-            pending.extend([child for child in children if type(child) in _CONTAINER_TYPES])
+        for child in children:
+            kind = type(child)
+            if kind is str or kind is bool or child is None:
+                continue
+            if kind is dict or kind is list:
+                pending.append(child)
+            elif kind is int:
+                if not -_SAFE <= child <= _SAFE:
+                    return False
+            elif kind is not float or not float_text_as_in_js(child):
+                return False
     if not set(map(type, keys)) <= {str}:
         return False
     return sorts_by_code_point("".join(keys))  # type: ignore[arg-type]
