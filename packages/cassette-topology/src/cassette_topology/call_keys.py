@@ -43,26 +43,28 @@ def readable_label(label: str | None) -> str:
     return dashed[:_LABEL_LIMIT] or DEFAULT_LABEL
 
 
+def _digest_identity_hex(parent_context_fingerprint: str, request_fingerprint: str) -> str | None:
+    """`identity_hex` of two digest-shaped fingerprints (the usual case), else None.
+
+    Such fingerprints need no escaping, so their canonical object is written directly
+    (issue 24).
+    """
+    if not (is_digest(parent_context_fingerprint) and is_digest(request_fingerprint)):
+        return None
+    text = "".join(
+        (_IDENTITY_HEAD, parent_context_fingerprint, _IDENTITY_MIDDLE, request_fingerprint, '"}')
+    )
+    digest = fingerprint_bytes(text.encode("ascii"))
+    return digest[_DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH]
+
+
 def identity_hex(
     parent_context_fingerprint: str, request_fingerprint: str
 ) -> Result[str, TopologyError]:
-    """First 12 hex characters of the digest of both fingerprints: the key's identity part.
-
-    Two digest-shaped fingerprints (the usual case) need no escaping, so their canonical
-    object is written directly (issue 24); anything else takes the canonical writer.
-    """
-    if is_digest(parent_context_fingerprint) and is_digest(request_fingerprint):
-        text = "".join(
-            (
-                _IDENTITY_HEAD,
-                parent_context_fingerprint,
-                _IDENTITY_MIDDLE,
-                request_fingerprint,
-                '"}',
-            )
-        )
-        digest = fingerprint_bytes(text.encode("ascii"))
-        return Success(digest[_DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH])
+    """First 12 hex characters of the digest of both fingerprints: the key's identity part."""
+    hex12 = _digest_identity_hex(parent_context_fingerprint, request_fingerprint)
+    if hex12 is not None:
+        return Success(hex12)
     return (
         fingerprint(
             {
@@ -93,6 +95,14 @@ def call_key(
     occurrence: int,
 ) -> Result[str, TopologyError]:
     """The stable key of one call under its parent (TOPO-4)."""
+    hex12 = _digest_identity_hex(parent_context_fingerprint, request_fingerprint)
+    if hex12 is not None:
+        return Success(_key(parent_key, label, hex12, occurrence))
     return identity_hex(parent_context_fingerprint, request_fingerprint).map(
-        lambda hex12: f"{parent_key}/{readable_label(label)}-{hex12}~{occurrence}"
+        lambda identity: _key(parent_key, label, identity, occurrence)
     )
+
+
+def _key(parent_key: str, label: str | None, hex12: str, occurrence: int) -> str:
+    """`<parentKey>/<label>-<hex12>~<occurrence>` (TOPO-4)."""
+    return f"{parent_key}/{readable_label(label)}-{hex12}~{occurrence}"

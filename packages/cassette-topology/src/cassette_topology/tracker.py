@@ -86,14 +86,19 @@ class TopologyTracker:
 
     def peek_parent_key(self, parent: LiveParent) -> Result[str, TopologyError]:
         """Resolve a live parent's key without committing anything (TOPO-2)."""
+        key = self._parent_key(parent)
+        return Failure(key) if isinstance(key, TopologyError) else Success(key)
+
+    def _parent_key(self, parent: LiveParent) -> str | TopologyError:
+        """`peek_parent_key`'s answer, plainly (wrapped once by its callers)."""
         known = self._parent_keys.get(parent.id)
         if known is not None:
-            return Success(known)
+            return known
         if parent.is_subagent:
-            return Failure(subagent_parent_error(parent.id))
+            return subagent_parent_error(parent.id)
         if self._root_id is None or self._root_id == parent.id:
-            return Success(ROOT_KEY)
-        return Failure(second_root_error(self._root_id, parent.id))
+            return ROOT_KEY
+        return second_root_error(self._root_id, parent.id)
 
     def commit_parent(self, parent: LiveParent) -> Result[str, TopologyError]:
         """Resolve a parent and, if it is the first root seen, remember it as the root."""
@@ -108,13 +113,9 @@ class TopologyTracker:
 
     def reserve(self, call: LiveCall) -> Result[ReservedCall, TopologyError]:
         """Reserve the next occurrence of a call's group and its call key (TOPO-3)."""
-        return self.peek_parent_key(call.parent).bind(
-            lambda parent_key: self._reserve_under(parent_key, call)
-        )
-
-    def _reserve_under(
-        self, parent_key: str, call: LiveCall
-    ) -> Result[ReservedCall, TopologyError]:
+        parent_key = self._parent_key(call.parent)
+        if isinstance(parent_key, TopologyError):
+            return Failure(parent_key)
         group = group_digest(call.group_under(parent_key))
         occurrence = self._occurrences.get(group) + 1
         return call_key(
