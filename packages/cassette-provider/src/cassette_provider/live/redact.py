@@ -229,6 +229,8 @@ class Redactor:
         """Apply each pattern to the previous output; every match counts (REDACT-5)."""
         if not self.builtins:
             return _apply(self.patterns, text)
+        if self._builtins_only:  # the usual redactor: nothing to apply after the built-ins
+            return _builtins(text)
         text, total = _builtins(text)
         text, custom = _apply(self.patterns[len(_KEY_PATTERNS) :], text)
         return text, total + custom
