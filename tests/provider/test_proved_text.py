@@ -6,12 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from cassette_canonical import canonical_bytes, fingerprint
+from cassette_canonical.fast_path import sorted_text
 from cassette_provider.live.redact import _clean, _clean_strings
-from cassette_provider.live.snapshot import Strings, canonical_snapshot, snapshot_object
+from cassette_provider.live.snapshot import (
+    Strings,
+    canonical_check,
+    canonical_snapshot,
+    snapshot_object,
+)
 from cassette_topology import LiveParent, live_call, request_metadata
 from hypothesis import given
 from hypothesis import strategies as st
-from support.strategies import json_objects, json_values
+from returns.result import Failure, Success
+from support.strategies import json_objects, json_values, non_json_leaves
 
 _TRICKY = st.sampled_from([1e16, 1e21, 1e-6, 1e-7, 1e-5, 100.0, 2.0**53, 2**53, 0.1, -2.5])
 
@@ -95,3 +102,59 @@ def test_a_proved_requests_metadata_is_the_exact_writers(
     assert request_metadata(copied, proved=text is not None).unwrap() == exact
     if text is not None:
         assert exact.prompt_bytes == len(canonical_bytes(copied["prompt"]).unwrap())
+
+
+class _Key(str):
+    """A str subclass: not plain JSON (issue 26)."""
+
+
+def _odd_leaves() -> st.SearchStrategy[Any]:
+    """Leaves the snapshot walk refuses or notes: non-JSON values, subclasses, odd floats."""
+    return st.one_of(
+        non_json_leaves(),
+        st.builds(_Key, st.text(max_size=2)),
+        st.sampled_from([True, None, 2**60, 1e16, 1e-7, 100.0, 0.5]),
+    )
+
+
+def _mixed_objects() -> st.SearchStrategy[dict[str, Any]]:
+    leaves = st.one_of(json_values(max_leaves=8), _odd_leaves())
+    nested = st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )
+    return st.dictionaries(st.text(max_size=3), nested, max_size=4)
+
+
+@given(_mixed_objects())
+def test_a_check_without_a_copy_gives_the_snapshots_verdict_and_text(
+    value: dict[str, Any],
+) -> None:  # NORM-1, CANON-8: the recorder's uncopied request and context
+    copied = canonical_snapshot(value)
+    checked = canonical_check(value)
+    assert isinstance(checked, Failure) == isinstance(copied, Failure)
+    if isinstance(copied, Success):
+        kept, text = checked.unwrap()
+        assert kept is value or sorted_text(value) is None  # else the snapshot's copy
+        assert (kept, text) == copied.unwrap()
+
+
+def test_a_check_refuses_what_the_snapshot_refuses() -> None:  # NORM-1
+    shared: list[object] = []
+    cyclic: dict[str, object] = {"a": shared}
+    shared.append(cyclic)
+    for refused in (
+        {"k": (1,)},
+        {"k": [float("nan")]},
+        {"k": -0.0},
+        {"k": {1: "x"}},
+        {"k": _Key("x")},
+        {"k": {_Key("x"): 1}},
+        {"k": 2**53 + 1},
+        cyclic,
+    ):
+        assert isinstance(canonical_check(refused), Failure), refused
+        assert isinstance(canonical_snapshot(refused), Failure), refused

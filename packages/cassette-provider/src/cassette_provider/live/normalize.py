@@ -11,7 +11,12 @@ from returns.result import Failure, Result, Success
 
 from cassette_provider.contract.agent import ParentAgent
 from cassette_provider.contract.protocol import StartRequest
-from cassette_provider.live.snapshot import canonical_snapshot, snapshot, snapshot_object
+from cassette_provider.live.snapshot import (
+    canonical_check,
+    canonical_snapshot,
+    snapshot,
+    snapshot_object,
+)
 
 __all__ = [
     "Proved",
@@ -66,8 +71,15 @@ def _value(proved: Proved) -> dict[str, object]:
     return proved[0]
 
 
-def normalize_request_text(request: StartRequest) -> Result[Proved, TypeError]:
-    """`normalize_request` and, when one walk proves it, the request's canonical text."""
+def normalize_request_text(
+    request: StartRequest, *, copied: bool = True
+) -> Result[Proved, TypeError]:
+    """`normalize_request` and, when one walk proves it, the request's canonical text.
+
+    `copied=False`, for a caller that only hashes and reads the request at once and keeps
+    nothing of it (a recording that stores metadata), checks it without copying it (the
+    same verdict and text, `canonical_check`; issue 24).
+    """
     candidate: dict[str, object] = {}
     if request.label is not None:
         candidate["label"] = request.label
@@ -82,7 +94,8 @@ def normalize_request_text(request: StartRequest) -> Result[Proved, TypeError]:
     for key, value in optional:
         if value is not None:
             candidate[key] = value
-    lossless = canonical_snapshot(candidate).alt(lambda _: TypeError(_REQUEST_LOSSY))
+    proved = canonical_snapshot(candidate) if copied else canonical_check(candidate)
+    lossless = proved.alt(lambda _: TypeError(_REQUEST_LOSSY))
     return lossless.bind(_with_tool_filter)
 
 
@@ -211,9 +224,14 @@ def normalize_parent_context(
 
 
 def normalize_parent_context_text(
-    parent: ParentAgent, inherits_parent_context: bool
+    parent: ParentAgent, inherits_parent_context: bool, *, copied: bool = True
 ) -> Result[Proved, TypeError]:
-    """`normalize_parent_context` and, when one walk proves it, the context's canonical text."""
+    """`normalize_parent_context` and, when one walk proves it, the context's canonical text.
+
+    Its options, header and messages are copies already; `copied=False`, for a caller that
+    only hashes the context (the recorder, replay), checks the whole without copying it
+    again (the same verdict and text, `canonical_check`; issue 24).
+    """
     events = parent.events
     prefix = _completed_prefix(list(events)) if inherits_parent_context else []
     header = _latest_request_header(prefix) if inherits_parent_context else None
@@ -236,13 +254,14 @@ def normalize_parent_context_text(
     if composition:
         candidate["composition"] = composition
     if not inherits_parent_context:
-        return _lossless_context(candidate)
+        return _lossless_context(candidate, copied)
     return _inherited_messages(prefix).bind(
-        lambda messages: _lossless_context({**candidate, "inheritedMessages": messages})
+        lambda messages: _lossless_context({**candidate, "inheritedMessages": messages}, copied)
     )
 
 
-def _lossless_context(candidate: dict[str, object]) -> Result[Proved, TypeError]:
-    """A plain-JSON copy of the composed parent context, or the TypeError saying it is not."""
-    copied = canonical_snapshot(candidate)
-    return copied.alt(lambda _: TypeError("parent context is not lossless plain JSON"))
+def _lossless_context(candidate: dict[str, object], copied: bool) -> Result[Proved, TypeError]:
+    """The composed parent context as plain JSON (a copy if `copied`), or the TypeError
+    saying it is not."""
+    proved = canonical_snapshot(candidate) if copied else canonical_check(candidate)
+    return proved.alt(lambda _: TypeError("parent context is not lossless plain JSON"))

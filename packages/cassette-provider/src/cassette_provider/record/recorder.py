@@ -94,10 +94,12 @@ class RecordingProvider(ProviderIdentity):
                 )
             )
         redactor = self._ledger.redactor
-        # One walk each copies, checks and proves the canonical text to hash (issue 24).
-        body, body_text = or_raise(normalize_request_text(request), identity)
+        # One walk each checks and proves the canonical text to hash (issue 24); it copies
+        # only the request a full view keeps: the rest is read here and dropped.
+        full = self._storage == "full"
+        body, body_text = or_raise(normalize_request_text(request, copied=full), identity)
         context, context_text = or_raise(
-            normalize_parent_context_text(request.parent, self._inherits), identity
+            normalize_parent_context_text(request.parent, self._inherits, copied=False), identity
         )
         label = body.get("label")
         # Issue 14: the call key's label segment is cut from the redacted label.

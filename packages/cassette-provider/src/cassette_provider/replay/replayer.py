@@ -159,10 +159,11 @@ class ReplayProvider(ProviderIdentity):
 
     async def start(self, request: StartRequest) -> ReplayRun:
         """Match and consume, wait the scaled start latency, then publish or raise."""
-        # One walk each copies, checks and proves the canonical text to hash (issue 24).
+        # One walk each checks and proves the canonical text to hash (issue 24); the context,
+        # only hashed, is not copied.
         normalized, request_text = or_raise(normalize_request_text(request), identity)
         context, context_text = or_raise(
-            normalize_parent_context_text(request.parent, self._inherits), identity
+            normalize_parent_context_text(request.parent, self._inherits, copied=False), identity
         )
         call = value_or_raise(
             live_call(
