@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 from cassette_provider import SimpleAgent, StartRequest
-from cassette_provider.live.normalize import normalize_parent_context, normalize_request
+from cassette_provider.live.normalize import (
+    normalize_parent_context,
+    normalize_parent_context_text,
+    normalize_request,
+)
 from cassette_provider.live.snapshot import snapshot
 from cassette_topology import parent_context_fingerprint, request_fingerprint, request_metadata
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 
@@ -164,3 +170,35 @@ def test_norm7_session_composition_and_errors() -> None:  # NORM-7
         SimpleAgent(options={"x": object()}), inherits_parent_context=False
     )
     assert str(lossy.failure()) == "parent Agent options are not lossless plain JSON"
+
+
+_ODD = st.sampled_from([object(), (1,), float("nan"), -0.0, 1e16, 0.5, "s", None, [1.0]])
+
+
+@given(
+    options=st.one_of(st.none(), st.dictionaries(st.sampled_from(["a", "b"]), _ODD, max_size=2)),
+    preset=st.sampled_from([None, "p", 3]),
+    sandbox=_ODD,
+    depth=st.sampled_from([None, 1, 2.5, object()]),
+    inherits=st.booleans(),
+)
+def test_norm7_an_uncopied_context_is_refused_and_proved_as_the_copied_one(
+    options: dict[str, object] | None,
+    preset: object,
+    sandbox: object,
+    depth: object,
+    inherits: bool,
+) -> None:  # NORM-7, NORM-1: copied=False changes no verdict, message or text (issue 24)
+    parent = SimpleAgent(
+        composed_preset=preset,  # type: ignore[arg-type]
+        sandbox_mode=sandbox,
+        delegation_depth=depth,  # type: ignore[arg-type]
+        events=_turn_events(),
+    )
+    parent._options = options  # type: ignore[assignment] # None: no options at all
+    copied = normalize_parent_context_text(parent, inherits, copied=True)
+    checked = normalize_parent_context_text(parent, inherits, copied=False)
+    if isinstance(copied, Success):
+        assert checked.unwrap() == copied.unwrap()
+    else:
+        assert str(checked.failure()) == str(copied.failure())

@@ -228,14 +228,28 @@ def normalize_parent_context_text(
 ) -> Result[Proved, TypeError]:
     """`normalize_parent_context` and, when one walk proves it, the context's canonical text.
 
-    Its options, header and messages are copies already; `copied=False`, for a caller that
-    only hashes the context (the recorder, replay), checks the whole without copying it
-    again (the same verdict and text, `canonical_check`; issue 24).
+    `copied=False`, for a caller that only hashes the context (the recorder, replay), checks
+    it whole without copying it, the options included (the same verdict and text,
+    `canonical_check`; issue 24); a refusal is then worded by the copying path, whose checks
+    run in their order.
     """
+    if copied:
+        return _parent_context(parent, inherits_parent_context, copied=True)
+    return _parent_context(parent, inherits_parent_context, copied=False).lash(
+        lambda _: _parent_context(parent, inherits_parent_context, copied=True)
+    )
+
+
+def _parent_context(
+    parent: ParentAgent, inherits_parent_context: bool, *, copied: bool
+) -> Result[Proved, TypeError]:
+    """The composed parent context; its options are copied first only if `copied`."""
     events = parent.events
     prefix = _completed_prefix(list(events)) if inherits_parent_context else []
     header = _latest_request_header(prefix) if inherits_parent_context else None
-    options = None if parent.options is None else snapshot(parent.options).value_or(None)
+    options = parent.options
+    if copied and options is not None:
+        options = snapshot(options).value_or(None)
     if options is None:
         return Failure(TypeError("parent Agent options are not lossless plain JSON"))
     composed = parent.composed_preset

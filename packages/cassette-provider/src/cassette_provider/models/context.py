@@ -10,8 +10,8 @@ replayer that the child's recorded model calls are covered.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from cassette_provider.contract.sessions import SessionBridge
@@ -67,20 +67,33 @@ def session_scope(session_id: str, first_call_ordinal: int | None = None) -> Ite
         current_session.reset(token)
 
 
-@contextmanager
-def subagent_session(call_key: str) -> Iterator[CallingSession]:
+class _SubagentSession:
+    """`subagent_session`'s block: a class, not a generator (issue 24: one per recorded call)."""
+
+    __slots__ = ("_call_key", "_token")
+
+    def __init__(self, call_key: str) -> None:
+        self._call_key = call_key
+        self._token: Token[CallingSession | None] | None = None
+
+    def __enter__(self) -> CallingSession:
+        parent = current_session.get()
+        session = CallingSession(
+            f"{SUBAGENT_SESSION_PREFIX}{self._call_key}",
+            call_key=self._call_key,
+            parent_session=None if parent is None else parent.session_id,
+        )
+        self._token = current_session.set(session)
+        return session
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            current_session.reset(self._token)
+
+
+def subagent_session(call_key: str) -> AbstractContextManager[CallingSession]:
     """Give the child started inside the block its own session, identified by its call key."""
-    parent = current_session.get()
-    session = CallingSession(
-        f"{SUBAGENT_SESSION_PREFIX}{call_key}",
-        call_key=call_key,
-        parent_session=None if parent is None else parent.session_id,
-    )
-    token = current_session.set(session)
-    try:
-        yield session
-    finally:
-        current_session.reset(token)
+    return _SubagentSession(call_key)
 
 
 @contextmanager
