@@ -25,10 +25,17 @@ _LOSSY = "cassette record is not lossless canonical JSON"
 
 def iso_timestamp(moment: datetime) -> str:
     """`YYYY-MM-DDTHH:mm:ss.sssZ` in UTC, as JavaScript's toISOString (never `+00:00`)."""
-    utc = moment.astimezone(UTC)  # formatted by hand: strftime costs a recorded call 3 us
-    return (
-        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
-        f"{utc.second:02d}.{utc.microsecond // 1000:03d}Z"
+    # Formatted by hand (strftime costs a recorded call 3 us), with one %-format (half an
+    # f-string's seven format specs); a UTC time is not converted again.
+    utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - see above
+        utc.year,
+        utc.month,
+        utc.day,
+        utc.hour,
+        utc.minute,
+        utc.second,
+        utc.microsecond // 1000,
     )
 
 
