@@ -98,6 +98,10 @@ class Phase(enum.Enum):
     SETTLED = "settled"  # its line is written, or its write failed
 
 
+#: The phases in which a call's outcome is not fixed yet.
+_UNFIXED: Final = frozenset({Phase.STARTING, Phase.RUNNING})
+
+
 class RecordedRun:
     """The caller's run (upstream id and local agent) and the one line its call ends as.
 
@@ -155,7 +159,7 @@ class RecordedRun:
     async def dispose(self) -> None:
         """Memoized: note the dispose time, then wait for upstream dispose and the line (PROV-9)."""
         if self._dispose is None:
-            if self._phase in {Phase.STARTING, Phase.RUNNING}:
+            if self._phase in _UNFIXED:
                 self._dispose_at_ms = self._elapsed()
             self._dispose = start_eagerly(self._dispose_once())  # a task only if it waits
         await asyncio.shield(self._dispose)
@@ -304,7 +308,7 @@ class RecordedRun:
 
     def cut(self) -> asyncio.Future[None]:
         """End the call with a DISPOSE_TIMEOUT line unless its outcome is fixed; its line."""
-        if self._phase in {Phase.STARTING, Phase.RUNNING}:
+        if self._phase in _UNFIXED:
             error = provider_error(ProviderProblem(_CUT, DISPOSE_TIMEOUT))
             facts = self._ledger.facts(error)
             outcome: Outcome = (
@@ -335,7 +339,7 @@ class RecordedRun:
         the file's sequences are 1..N at every moment and a recording killed with calls in
         flight leaves no gap (issue 12).
         """
-        if self._phase not in {Phase.STARTING, Phase.RUNNING}:
+        if self._phase not in _UNFIXED:
             return
         published = self._phase is Phase.RUNNING
         self._phase = Phase.WRITING
@@ -394,7 +398,7 @@ class RecordedRun:
             return _unwatched
 
         def on_abort(_reason: object) -> None:
-            if self._aborted_at_ms is None and self._phase in {Phase.STARTING, Phase.RUNNING}:
+            if self._aborted_at_ms is None and self._phase in _UNFIXED:
                 self._aborted_at_ms = self._elapsed()
 
         return signal.add_listener(on_abort)
