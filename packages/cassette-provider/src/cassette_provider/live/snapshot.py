@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from cassette_canonical.fast_path import float_text_as_in_js, keys_sort_alike, sorted_text
+from cassette_canonical.fast_path import (
+    float_text_as_in_js,
+    keys_sort_alike,
+    plain_tree,
+    sorted_text,
+)
 from cassette_canonical.limits import MAX_SAFE_INTEGER
 from returns.result import Failure, Result, Success
 
@@ -213,47 +217,16 @@ def canonical_check(value: object) -> Result[tuple[dict[str, object], bytes | No
     """`canonical_snapshot`'s verdict and proof for a value read at once and not kept, which
     is handed back itself, uncopied (issue 24: a request the recording stores only the
     metadata of, and a parent context, are only hashed and read, so a copy would be dropped
-    at once). A value orjson does not write (a cycle, say) takes `canonical_snapshot`.
+    at once).
+
+    A value `plain_tree` proves (exact types, numbers JavaScript writes alike) is plain JSON
+    the copying walk would accept with that same text; anything else (an odd number, a
+    value orjson does not write) takes `canonical_snapshot`, which decides.
     """
     text = sorted_text(value)
-    if text is None or type(value) is not dict:
-        return canonical_snapshot(value)
-    odd: list[float] = []
-    refused = _checked(value, odd)
-    if refused is not None:
-        return Failure(refused)
-    return Success((value, text if not odd and keys_sort_alike(text) else None))
-
-
-def _checked(value: dict[str, object], odd: list[float]) -> NotLossless | None:
-    """Why an acyclic value (orjson wrote it) is not lossless plain JSON, or None.
-
-    `_snapshot`'s verdict without its copy (the same rules: `_member`'s, `_number`'s),
-    noting odd floats in `odd` as it does.
-    """
-    pending: list[object] = [value]
-    while pending:
-        node = pending.pop()
-        if type(node) is dict:
-            for key in node:
-                if type(key) is not str:
-                    return NotLossless("object key is not a string")
-            members: Iterable[object] = node.values()
-        else:
-            members = node  # type: ignore[assignment] # a list: only lists are pushed besides
-        for item in members:
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
-                continue
-            if kind is dict or kind is list:
-                pending.append(item)
-                continue
-            if isinstance(item, (dict, list)):
-                return NotLossless(f"{kind.__name__} is not plain JSON")
-            scalar = _number(item, odd)
-            if isinstance(scalar, NotLossless):
-                return scalar
-    return None
+    if text is not None and type(value) is dict and plain_tree(value) and keys_sort_alike(text):
+        return Success((value, text))
+    return canonical_snapshot(value)
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
