@@ -376,11 +376,12 @@ class CassetteWriter:
         Compares the path's device and inode with the open descriptor's, and the file's size
         with the end of the last record written, so a replaced, removed or truncated file
         (or one another process wrote to) stops the recording loudly instead of silently.
+        One `stat` of the path says both: once it names the descriptor's inode, its size is
+        that file's size (issue 24: no second system call per line).
         """
         named = self.path if self._commit is None else self._commit.partial
         try:
             found = os.stat(named)
-            held = os.fstat(self._fd)
         except FileNotFoundError:
             return format_error(
                 FormatProblem(
@@ -396,11 +397,11 @@ class CassetteWriter:
                     "(it was replaced or moved while being written); the recording stopped"
                 )
             )
-        if held.st_size != self._size:
+        if found.st_size != self._size:
             return format_error(
                 FormatProblem(
                     f"{self._subject} changed size under its writer (expected {self._size} bytes, "
-                    f"found {held.st_size}): another process truncated or wrote it; "
+                    f"found {found.st_size}): another process truncated or wrote it; "
                     "the recording stopped"
                 )
             )
