@@ -104,12 +104,12 @@ def _snapshot(
     """`snapshot`'s copy or NotLossless, noting in `odd` each float whose text JavaScript
     may write otherwise (a plain answer: the public functions wrap it once).
 
-    One pass per container (issue 24): its members are copied in a plain loop, strings and
-    the other common scalars inline, and only nested containers go on the stack. Unless
-    the value is known `acyclic` (orjson wrote it), an `int` on the stack marks where a
-    container's subtree ends, so `on_path` holds exactly the ancestors of what is being
-    copied: a container met again below itself is a cycle, while one shared by two
-    branches is simply copied twice. Given `strings`, it collects what it copies.
+    One pass per container (issue 24): its members are copied in a plain loop, strings, the
+    other common scalars and new empty containers inline, and only nested containers go on
+    the stack. Unless the value is known `acyclic` (orjson wrote it), an `int` on the stack
+    marks where a container's subtree ends, so `on_path` holds exactly the ancestors of
+    what is being copied: a container met again below itself is a cycle, while one shared
+    by two branches is simply copied twice. Given `strings`, it collects what it copies.
     """
     # Each string copied is noted as it is copied: in `strings` for the gate, if given, else
     # in a list dropped at the end (a C append costs less than a test per string).
@@ -146,7 +146,12 @@ def _snapshot(
                 if kind is bool or item is None:
                     target[key] = item
                     continue
-                copied = _member(item, pending, odd)
+                if kind is dict or kind is list:  # queued to be filled, without a call
+                    fresh: _Container = {} if kind is dict else []
+                    pending.append((item, fresh))
+                    target[key] = fresh
+                    continue
+                copied = _other(item, odd)
                 if isinstance(copied, NotLossless):
                     return copied
                 target[key] = copied
@@ -163,24 +168,23 @@ def _snapshot(
                 if kind is bool or item is None:
                     append(item)
                     continue
-                copied = _member(item, pending, odd)
+                if kind is dict or kind is list:
+                    fresh = {} if kind is dict else []
+                    pending.append((item, fresh))
+                    append(fresh)
+                    continue
+                copied = _other(item, odd)
                 if isinstance(copied, NotLossless):
                     return copied
                 append(copied)
     return root
 
 
-def _member(item: object, pending: list[_Pending], odd: list[float]) -> object:
-    """The copy of one member: a scalar, or an empty container queued to be filled."""
-    kind = type(item)
-    if kind is str or kind is bool or item is None:
-        return item
-    if kind is dict or kind is list:
-        copy: _Container = {} if kind is dict else []
-        pending.append((item, copy))
-        return copy
+def _other(item: object, odd: list[float]) -> object:
+    """A member that is no string, boolean, null or plain container: a number's copy, or a
+    NotLossless (a dict or list subclass, any other object)."""
     if isinstance(item, (dict, list)):
-        return NotLossless(f"{kind.__name__} is not plain JSON")
+        return NotLossless(f"{type(item).__name__} is not plain JSON")
     return _number(item, odd)
 
 
