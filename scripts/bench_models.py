@@ -12,9 +12,9 @@ the best of three runs, and the ratio replay / direct is printed per size and mo
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
-import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Final
@@ -109,4 +109,6 @@ async def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main([int(arg) for arg in sys.argv[1:]] or [300, 3000]))
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("sizes", nargs="*", type=int, help="calls per run (default: 300 3000)")
+    asyncio.run(main(parser.parse_args().sizes or [300, 3000]))

@@ -6,6 +6,7 @@ Each size starts N concurrent calls; the floor is the same N calls straight to t
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -67,7 +68,9 @@ async def _measure(count: int, folder: Path) -> tuple[float, float, float]:
 
 
 def main(argv: list[str]) -> int:
-    sizes = [int(arg) for arg in argv] or [1000, 10000]
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("sizes", nargs="*", type=int, help="calls per run (default: 1000 10000)")
+    sizes = parser.parse_args(argv).sizes or [1000, 10000]
     with tempfile.TemporaryDirectory() as folder:
         for count in sizes:
             floor, record, replay = asyncio.run(_measure(count, Path(folder)))
