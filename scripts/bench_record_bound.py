@@ -126,7 +126,8 @@ class _Idealized:
         try:
             result = await self.upstream(request)
         except Exception:  # an upstream failure is recorded, not raised here
-            result, outcome = None, {"error": {"message": "-", "name": "Error"}}
+            result = None
+            outcome = {"error": {"message": "-", "name": "Error"}, "kind": "result-error"}
         else:
             may_hold_secret(_strings(result))
             outcome = _result_outcome(orjson.dumps(result, option=_SORTED))
