@@ -54,7 +54,11 @@ def _digest_identity_hex(parent_context_fingerprint: str, request_fingerprint: s
     text = "".join(
         (_IDENTITY_HEAD, parent_context_fingerprint, _IDENTITY_MIDDLE, request_fingerprint, '"}')
     )
-    digest = fingerprint_bytes(text.encode("ascii"))
+    return _identity_part(fingerprint_bytes(text.encode("ascii")))
+
+
+def _identity_part(digest: str) -> str:
+    """The first 12 hex characters of a `sha256:` digest."""
     return digest[_DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH]
 
 
@@ -72,11 +76,7 @@ def identity_hex(
                 _REQUEST_MEMBER: request_fingerprint,
             }
         )
-        .map(
-            lambda digest: digest[
-                _DIGEST_PREFIX_LENGTH : _DIGEST_PREFIX_LENGTH + _IDENTITY_HEX_LENGTH
-            ]
-        )
+        .map(_identity_part)
         .alt(
             lambda error: TopologyError(
                 NOT_CANONICAL,

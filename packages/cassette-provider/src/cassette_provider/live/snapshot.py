@@ -206,13 +206,19 @@ def canonical_snapshot(
     walk nor a second serialization is spent on the text (issue 24). Given `strings`, the
     walk collects every string it copies there.
     """
-    text = sorted_text(value)
+    return _proved_copy(value, sorted_text(value), strings)
+
+
+def _proved_copy(
+    value: object, text: bytes | None, strings: Strings | None = None
+) -> Result[tuple[dict[str, object], bytes | None], NotLossless]:
+    """`canonical_snapshot` of `value`, whose orjson text (`sorted_text`) is `text`."""
     odd: list[float] = []
     copied = _snapshot(value, odd, acyclic=text is not None, strings=strings)
     if isinstance(copied, NotLossless):
         return Failure(copied)
     if type(copied) is not dict:
-        return Failure(NotLossless(f"{type(copied).__name__} is not a JSON object"))
+        return Failure(_not_an_object(copied))
     proved = text if text is not None and not odd and keys_sort_alike(text) else None
     return Success((copied, proved))
 
@@ -228,9 +234,9 @@ def canonical_check(value: object) -> Result[tuple[dict[str, object], bytes | No
     value orjson does not write) takes `canonical_snapshot`, which decides.
     """
     text = sorted_text(value)
-    if text is not None and type(value) is dict and plain_tree(value) and keys_sort_alike(text):
-        return Success((value, text))
-    return canonical_snapshot(value)
+    if text is not None and type(value) is dict and plain_tree(value):
+        return Success((value, text))  # plain_tree proved the key order too
+    return _proved_copy(value, text)
 
 
 def snapshot_object(value: object) -> Result[dict[str, object], NotLossless]:
@@ -242,7 +248,12 @@ def _object(copied: object) -> Result[dict[str, object], NotLossless]:
     """The copy typed as the JSON object it is, or a NotLossless when it is not one."""
     if isinstance(copied, dict):
         return Success(copied)
-    return Failure(NotLossless(f"{type(copied).__name__} is not a JSON object"))
+    return Failure(_not_an_object(copied))
+
+
+def _not_an_object(copied: object) -> NotLossless:
+    """Why a copied value cannot stand for a request, context or result."""
+    return NotLossless(f"{type(copied).__name__} is not a JSON object")
 
 
 def copy_snapshot(value: dict[str, object]) -> dict[str, object]:
