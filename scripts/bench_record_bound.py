@@ -8,8 +8,9 @@ records (drawn by ../shared/bench/gen_cassette.py), with no bookkeeping around t
 
   canonical text   orjson's key-sorted text of request, context and result (one each)
   fingerprints     sha256 of the request's and the context's canonical text
-  secret gate      live.secret_gate.may_hold_secret over the result's strings, joined
-                   (collecting them is not counted)
+  secret gate      the recorder's gate verdict over the strings and keys of the result
+                   (live.redact._clean_strings; the snapshot walk that collects them
+                   is not counted)
   line             orjson.dumps of the record with the result's text embedded as is,
                    sha256 of the line, os.write of it to a file
 
@@ -40,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from cassette_provider.live.secret_gate import may_hold_secret
+from cassette_provider.live.redact import _clean, _clean_strings
+from cassette_provider.live.snapshot import Strings, canonical_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -50,22 +52,6 @@ _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 TARGET_US = 100.0
 _ZERO = "sha256:" + "0" * 64
 COUNTED = ("canonical text", "fingerprints", "secret gate", "line")
-
-
-def _strings(value: object) -> str:
-    """Every string and key of a JSON value, NUL-joined, as the gate reads them."""
-    found: list[str] = []
-    pending = [value]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, str):
-            found.append(node)
-        elif isinstance(node, dict):
-            found.extend(node)
-            pending.extend(node.values())
-        elif isinstance(node, list):
-            pending.extend(node)
-    return "\x00".join(found)
 
 
 def _line(
@@ -129,7 +115,7 @@ class _Idealized:
             result = None
             outcome = {"error": {"message": "-", "name": "Error"}, "kind": "result-error"}
         else:
-            may_hold_secret(_strings(result))
+            _clean(result)
             outcome = _result_outcome(orjson.dumps(result, option=_SORTED))
         line = orjson.dumps(_line(request, outcome, fingerprints, (occurrence, self.previous)))
         self.previous = "sha256:" + hashlib.sha256(line).hexdigest()
@@ -182,7 +168,9 @@ def main() -> None:
     context: dict[str, Any] = {"options": {"model": "bench"}, "sessionId": "bench"}
     request_texts = [orjson.dumps(request, option=_SORTED) for request in requests]
     result_texts = [orjson.dumps(result, option=_SORTED) for result in results]
-    joined = [_strings(result) for result in results]
+    collected = [Strings() for _ in results]
+    for result, strings in zip(results, collected, strict=True):
+        canonical_snapshot(result, strings)
     records = [
         _line(request, _result_outcome(text))
         for request, text in zip(requests, result_texts, strict=True)
@@ -220,7 +208,7 @@ def main() -> None:
                     for text in request_texts
                 ],
             ),
-            ("secret gate", lambda: [may_hold_secret(text) for text in joined]),
+            ("secret gate", lambda: [_clean_strings(strings) for strings in collected]),
             (
                 "line",
                 lambda: [
