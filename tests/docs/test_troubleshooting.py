@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cassette_format.read.tail_seal import SealCheck, TailSeal
 from cassette_provider import CassetteError, FunctionProvider, SimpleAgent, StartRequest
 from cassette_provider.contract.errors import NO_UPSTREAM
 from cassette_provider.pytest.failed_recordings import (
@@ -60,6 +61,18 @@ def _hint(message: str, code: str, **context: object) -> str:
     return f"hint: {hint}"
 
 
+def _stale_seal() -> str:
+    """The truncated-seal message up to its `rm` (the page writes the path as a placeholder)."""
+    seal = TailSeal("<id>", 2, "sha256:" + "0" * 64)
+    problem = SealCheck("<path>.seal", seal, 1, "sha256:" + "1" * 64).problem("<id>")
+    assert problem is not None
+    return (
+        _until(problem.message, "its seal is stale: rm ")
+        .replace("2 interactions", "<N> interactions")
+        .replace("holds 1 (1 missing", "holds <M> (<N-M> missing")
+    )
+
+
 def _until(text: str, end: str) -> str:
     """`text` up to and including `end` (where the page writes `...`)."""
     return text[: text.index(end) + len(end)]
@@ -96,6 +109,7 @@ def _messages() -> list[tuple[str, str]]:
         ("--record-mode", record_mode_warning("<mode>", False, OPTION) or ""),
         ("vcr_config", vcr_config_warning({"record_mode": "all"}, {}) or ""),
         ("anonymous parent", _until(anonymous, "have no session of their own; ")),
+        ("stale seal", _stale_seal()),
         ("re-record", rerecord_line("pytest --subagent-cassette-mode=rewrite <test id>")),
     ]
 

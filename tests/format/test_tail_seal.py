@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 from pathlib import Path
@@ -30,10 +31,19 @@ def _record(path: Path, count: int = COUNT) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
+def _stale_step(path: Path) -> str:
+    """What the seal messages add: the next step when the seal, not the file, is out of date."""
+    return (
+        "; if you restored or re-recorded this cassette on purpose (git checkout, a merge), "
+        f"its seal is stale: rm {shlex.quote(seal_path(path))} "
+        "(commit a cassette together with its .seal)"
+    )
+
+
 def _truncated_message(path: Path, holds: int) -> str:
     return (
         f'cassette is truncated: its seal "{seal_path(path)}" records {COUNT} interactions, '
-        f"the file holds {holds} ({COUNT - holds} missing at the end)"
+        f"the file holds {holds} ({COUNT - holds} missing at the end)" + _stale_step(path)
     )
 
 
@@ -125,7 +135,7 @@ def test_a_rewritten_sealed_record_is_reported(tmp_path: Path) -> None:
         verify_file(path)
     assert caught.value.message == (
         f'cassette does not match its seal "{seal_path(path)}": interaction {COUNT} '
-        "is not the one sealed (the file was rewritten after it was sealed)"
+        "is not the one sealed (the file was rewritten after it was sealed)" + _stale_step(path)
     )
 
 
@@ -148,7 +158,10 @@ def test_a_damaged_seal_is_named(tmp_path: Path, content: bytes) -> None:
     Path(seal_path(path)).write_bytes(content)
     with pytest.raises(CassetteFormatError) as caught:
         verify_file(path)
-    assert caught.value.message == f'cassette seal "{seal_path(path)}" is not a valid tail seal'
+    assert caught.value.message == (
+        f'cassette seal "{seal_path(path)}" is not a valid tail seal; '
+        f"remove it to verify without one: rm {shlex.quote(seal_path(path))}"
+    )
 
 
 def test_an_interrupted_recording_leaves_the_old_seal_and_cassette(tmp_path: Path) -> None:

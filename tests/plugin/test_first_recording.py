@@ -232,3 +232,43 @@ def test_a_new_episodes_run_whose_test_fails_leaves_the_cassette_unchanged(
     assert len(cassette.read_bytes().splitlines()) == 3
     assert not kept.exists()
     run(project).assert_outcomes(passed=1)  # the appended call replays
+
+
+def test_a_cassette_restored_without_its_seal_says_how_to_drop_the_stale_seal(
+    project: pytest.Pytester,
+) -> None:
+    """A `git checkout` of a cassette whose `.seal` was not committed (the seal is untracked)."""
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    cassette = project.path / CASSETTE
+    seal = cassette.with_name(cassette.name + ".seal")
+    committed = cassette.read_bytes(), seal.read_bytes()
+    appended = FIRST_TEST.replace(
+        '    parent = SimpleAgent(options={"agent": "planner"})\n', "    parent = PARENT\n"
+    ).replace(
+        "async def ask(", 'PARENT = SimpleAgent(options={"agent": "planner"})\n\n\nasync def ask('
+    )
+    appended = appended.replace(
+        'answer = await ask(cassette_registry, "check")',
+        'answer = await ask(cassette_registry, "check")\n'
+        '    assert await ask(cassette_registry, "new") == "live new"',
+    )
+    project.makepyfile(test_first=appended)
+    run(project, "--subagent-cassette-mode=new_episodes").assert_outcomes(passed=1)
+    assert seal.read_bytes() != committed[1]  # the append re-sealed the same cassette id
+    # The user reverts the test and the cassette, as `git checkout .` would: the seal stays.
+    project.makepyfile(test_first=FIRST_TEST)
+    cassette.write_bytes(committed[0])
+    refused = run(project)
+    refused.assert_outcomes(errors=1)
+    refused.stdout.fnmatch_lines(
+        [
+            "*cassette is truncated: its seal * records 2 interactions, the file holds 1 "
+            "(1 missing at the end); if you restored or re-recorded this cassette on purpose "
+            f"(git checkout, a merge), its seal is stale: rm {seal}*"
+        ]
+    )
+    seal.unlink()  # the command the message gave
+    run(project).assert_outcomes(passed=1)
+    # Committed together, the cassette and its seal are restored together and replay as is.
+    seal.write_bytes(committed[1])
+    run(project).assert_outcomes(passed=1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -96,6 +97,14 @@ def _parsed(data: bytes) -> TailSeal | None:
     return TailSeal(cassette_id, count, str(last))
 
 
+def _stale_seal_step(path: str) -> str:
+    """The next step when the cassette was restored on purpose and only its seal is out of date."""
+    return (
+        "; if you restored or re-recorded this cassette on purpose (git checkout, a merge), "
+        f"its seal is stale: rm {shlex.quote(path)} (commit a cassette together with its .seal)"
+    )
+
+
 def read_seal(cassette: str | os.PathLike[str]) -> TailSeal | FormatProblem | None:
     """The seal beside `cassette`; None when there is none; an error when it is no seal."""
     path = seal_path(cassette)
@@ -108,7 +117,10 @@ def read_seal(cassette: str | os.PathLike[str]) -> TailSeal | FormatProblem | No
         return FormatProblem(f'cannot read cassette seal "{path}"', cause=error)
     seal = _parsed(data)
     if seal is None:
-        return FormatProblem(f'cassette seal "{path}" is not a valid tail seal')
+        return FormatProblem(
+            f'cassette seal "{path}" is not a valid tail seal; '
+            f"remove it to verify without one: rm {shlex.quote(path)}"
+        )
     return seal
 
 
@@ -131,11 +143,13 @@ class SealCheck:
             return FormatProblem(
                 f'cassette is truncated: its seal "{self.path}" records {seal.count} '
                 f"interactions, the file holds {self.seen} ({missing} missing at the end)"
+                + _stale_seal_step(self.path)
             )
         if self.hash_there != seal.last_hash:
             return FormatProblem(
                 f'cassette does not match its seal "{self.path}": interaction {seal.count} '
                 "is not the one sealed (the file was rewritten after it was sealed)"
+                + _stale_seal_step(self.path)
             )
         return None
 
