@@ -21,7 +21,7 @@ from cassette_provider.pytest.failed_recordings import (
 )
 from cassette_provider.pytest.foreign_options import record_mode_warning, vcr_config_warning
 from cassette_provider.pytest.model_fixture import model_failure_text
-from cassette_provider.pytest.options import OPTION, legacy_marker_hint
+from cassette_provider.pytest.options import OPTION, legacy_marker_hint, mode_error
 from cassette_provider.pytest.planning import split_options
 from cassette_provider.pytest.reports import rerecord_line
 from cassette_provider.pytest.wording import hints_for
@@ -110,6 +110,7 @@ def _messages() -> list[tuple[str, str]]:
         ("vcr_config", vcr_config_warning({"record_mode": "all"}, {}) or ""),
         ("anonymous parent", _until(anonymous, "have no session of their own; ")),
         ("stale seal", _stale_seal()),
+        ("record mode", mode_error("<value>", "<where>")),
         ("re-record", rerecord_line("pytest --subagent-cassette-mode=rewrite <test id>")),
     ]
 

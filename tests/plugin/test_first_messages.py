@@ -341,3 +341,39 @@ async def test_two(cassette_registry, subagent_cassette):
     output = result.stdout.str()
     assert output.count(expected) == 1  # one line, once per run
     assert "SubagentCassetteOptionWarning" in output
+
+
+@pytest.mark.parametrize("where", ["marker", "environment", "ini"])
+def test_a_misspelt_record_mode_names_where_it_was_set_without_a_traceback(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    marker = '@pytest.mark.subagent_cassette(record_mode="onse")' if where == "marker" else ""
+    project.makepyfile(
+        test_mode=f"""
+import pytest
+from harness import ask
+
+
+{marker}
+async def test_marked(cassette_registry, subagent_cassette):
+    await ask(cassette_registry, "alpha")
+"""
+    )
+    if where == "environment":
+        monkeypatch.setenv("SUBAGENT_CASSETTE_MODE", "onse")
+    if where == "ini":
+        project.makeini("[pytest]\nsubagent_cassette_mode = onse\n")
+    result = run(project)
+    source = {
+        "marker": "record_mode of the subagent_cassette marker or the subagent_cassette_config "
+        "fixture",
+        "environment": "the SUBAGENT_CASSETTE_MODE environment variable",
+        "ini": "the subagent_cassette_mode (or cassette_mode) ini option",
+    }[where]
+    output = result.stdout.str() + result.stderr.str()
+    assert (
+        "subagent cassette mode must be one of none, once, new_episodes, all, rewrite, refresh; "
+        f"got 'onse' from {source}"
+    ) in output
+    assert "Traceback" not in output
+    assert "raise pytest.UsageError" not in output

@@ -23,10 +23,13 @@ __all__ = [
     "BLOCK_OPTION",
     "DEFAULT_MODE",
     "ENV",
+    "ENV_SOURCE",
     "INI",
     "INI_ALIAS",
+    "INI_SOURCE",
     "LEGACY_MARKER",
     "MARKER",
+    "MARKER_SOURCE",
     "OPTION",
     "OPTION_ALIAS",
     "RECORD_MODES",
@@ -34,7 +37,9 @@ __all__ = [
     "add_options",
     "block_network_default",
     "configured_mode",
+    "known_mode",
     "legacy_marker_hint",
+    "mode_error",
     "mode_given",
     "parse_mode",
     "register_markers",
@@ -64,22 +69,39 @@ BLOCK_OPTION: Final = "--subagent-block-network"
 BLOCK_INI: Final = "subagent_block_network"
 
 
+#: Where a record mode was read, as the mode error names it (the flag's choices are argparse's).
+ENV_SOURCE: Final = f"the {ENV} environment variable"
+INI_SOURCE: Final = f"the {INI} (or {INI_ALIAS}) ini option"
+MARKER_SOURCE: Final = f"record_mode of the {MARKER} marker or the subagent_cassette_config fixture"
+
+
 def resolve_mode(option: str | None, ini: str | None, env: str | None = None) -> RecordMode:
     """The effective record mode: command line, then environment, then ini; default `none`."""
-    for value in (option, env, ini):
+    for value, source in ((option, OPTION), (env, ENV_SOURCE), (ini, INI_SOURCE)):
         if value:
-            return parse_mode(value)
+            return parse_mode(value, source)
     return DEFAULT_MODE
 
 
-def parse_mode(value: object) -> RecordMode:
-    """A valid record mode, or a usage error naming the accepted ones."""
-    for mode in RECORD_MODES:
-        if value == mode:
-            return mode
-    raise pytest.UsageError(
-        f"subagent cassette mode must be one of {', '.join(RECORD_MODES)}; got {value!r}"
+def known_mode(value: object) -> RecordMode | None:
+    """The record mode `value` names, or None."""
+    return next((mode for mode in RECORD_MODES if value == mode), None)
+
+
+def mode_error(value: object, source: str) -> str:
+    """Why `value` is no record mode, naming where it was set so the user knows what to fix."""
+    return (
+        f"subagent cassette mode must be one of {', '.join(RECORD_MODES)}; "
+        f"got {value!r} from {source}"
     )
+
+
+def parse_mode(value: object, source: str) -> RecordMode:
+    """A valid record mode, or a usage error naming the accepted ones and where it was set."""
+    mode = known_mode(value)
+    if mode is None:
+        raise pytest.UsageError(mode_error(value, source))
+    return mode
 
 
 def add_options(parser: pytest.Parser) -> None:

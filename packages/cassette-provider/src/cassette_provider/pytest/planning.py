@@ -35,11 +35,13 @@ from cassette_provider.pytest.naming import (
 from cassette_provider.pytest.options import (
     LEGACY_MARKER,
     MARKER,
+    MARKER_SOURCE,
     OPTION,
     RecordMode,
     block_network_default,
     configured_mode,
-    parse_mode,
+    known_mode,
+    mode_error,
 )
 
 __all__ = [
@@ -221,7 +223,10 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
     settings = _settings_for(request)
     test_file = Path(str(request.node.path))
     override = settings.get("record_mode")
-    mode = parse_mode(override) if override is not None else configured_mode(request.config)
+    if override is None:
+        mode = configured_mode(request.config)
+    else:
+        mode = known_mode(override) or _refuse(mode_error(override, MARKER_SOURCE))
     path = _cassette_file(request, settings.get("path"), mode, test_file)
     options = {k: v for k, v in settings.items() if k not in PLAN_KEYS}
     split_for_provider(options)  # unknown options fail before the mode or the file matter
