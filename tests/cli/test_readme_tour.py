@@ -5,7 +5,8 @@ fresh folder, in order (`cassette ...` through `cassette_cli.main`, plus the tou
 `sed -i 'Ns/A/B/'` and `echo $?`), and its output is compared with the lines shown under it,
 whole: ids, durations, the run time and the demo folder's absolute path are the only parts
 that may differ, and a shown line `...<words>...` stands for any number of lines. A console
-block whose output drifted from the program fails here until the README follows.
+block whose output drifted from the program fails here until the README follows. (Here in
+tests/cli, not tests/docs, because CI runs each folder with only its package installed.)
 """
 
 from __future__ import annotations
