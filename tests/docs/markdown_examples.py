@@ -1,11 +1,13 @@
 """The Python examples of README.md and docs/*.md, read as the docs test runs them (issue 27).
 
 A ```python block is a standalone script, unless the line just above its fence is
-`<!-- example: <project> <file> [record-env NAME=VALUE ...] -->`: then it is that file of a
-small pytest project made of every block of the page naming the same project. A ```toml
-block so marked is a file of its project too (its `pyproject.toml`); an unmarked one is not
-run. A project is recorded (`--subagent-cassette-mode=once`, with the record-env settings)
-and then replayed offline. HTML comments do not show on the rendered page.
+`<!-- example: <project> <file> [record-env NAME=VALUE ...] [needs DIST ...] -->`: then it
+is that file of a small pytest project made of every block of the page naming the same
+project. A ```toml block so marked is a file of its project too (its `pyproject.toml`); an
+unmarked one is not run. A project is recorded (`--subagent-cassette-mode=once`, with the
+record-env settings) and then replayed offline. `needs` names a distribution the project
+needs beyond cassette-provider and its extras (the page must say how to install it). HTML
+comments do not show on the rendered page.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Project:
     name: str
     files: dict[str, str] = field(default_factory=dict)
     record_env: dict[str, str] = field(default_factory=dict)
+    needs: set[str] = field(default_factory=set)
 
 
 def _block(lines: list[str], start: int) -> tuple[str, int]:
@@ -48,6 +51,21 @@ def _block(lines: list[str], start: int) -> tuple[str, int]:
         body.append(lines[index])
         index += 1
     return "\n".join(body) + "\n", index + 1
+
+
+def _settings(project: Project, words: list[str]) -> None:
+    """A mark's `record-env NAME=VALUE ...` and `needs DIST ...` words, into its project."""
+    key = ""
+    for word in words:
+        if word in {"record-env", "needs"}:
+            key = word
+        elif key == "record-env":
+            name, _, value = word.partition("=")
+            project.record_env[name] = value
+        elif key == "needs":
+            project.needs.add(word)
+        else:
+            raise ValueError(f"{project.page}: unknown example setting {word!r}")
 
 
 def read_examples(page: Path, root: Path) -> tuple[list[Example], list[Project]]:
@@ -70,8 +88,6 @@ def read_examples(page: Path, root: Path) -> tuple[list[Example], list[Project]]
         else:
             project = projects.setdefault(mark["project"], Project(name, mark["project"]))
             project.files[mark["file"]] = source
-            words = mark["rest"].split()
-            if words[:1] == ["record-env"]:
-                project.record_env.update(word.split("=", 1) for word in words[1:])  # type: ignore[misc]
+            _settings(project, mark["rest"].split())
         index = after
     return scripts, list(projects.values())

@@ -9,6 +9,7 @@ recording behind.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,25 @@ def test_every_page_with_python_has_examples_that_run() -> None:
     assert SCRIPTS
 
 
+def test_every_test_module_example_is_marked_as_a_project() -> None:
+    """A block defining `test_*` functions is a project: run as a script, its tests never run."""
+    never_run = [
+        f"{example.page}:{example.line}"
+        for example in SCRIPTS
+        if re.search(r"^(async )?def test_", example.source, flags=re.MULTILINE)
+    ]
+    assert never_run == []
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda p: f"{p.page}:{p.name}")
+def test_what_an_example_needs_beyond_the_extras_is_installed_on_its_page(
+    project: Project,
+) -> None:
+    page = (ROOT / project.page).read_text("utf-8")
+    for dist in project.needs:
+        assert f"pip install {dist}" in page, f"{project.page} never says how to install {dist}"
+
+
 @pytest.mark.parametrize("example", SCRIPTS, ids=lambda e: f"{e.page}:{e.line}")
 def test_a_script_example_runs(example: Example, tmp_path: Path) -> None:
     script = tmp_path / "example.py"
@@ -70,6 +90,8 @@ def test_a_pytest_example_records_then_replays_offline(project: Project, tmp_pat
     for name, source in project.files.items():
         (tmp_path / name).write_text(source, "utf-8")
     pytest_args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    if "pytest-asyncio" not in project.needs:  # what the extras install: no async plugin
+        pytest_args += ["-p", "no:asyncio"]
     recorded = run(
         [*pytest_args, "--subagent-cassette-mode=once"], tmp_path, offline_env(project.record_env)
     )
