@@ -260,6 +260,21 @@ def test_volatile_tool_call_ids_do_not_prevent_binding() -> None:
     assert bound.call_index == 1
 
 
+def test_a_per_run_prompt_cache_key_does_not_change_the_binding_fingerprint() -> None:
+    def sent(key: str, text: str = "go") -> JsonValue:  # a transport request, as logged
+        body: JsonValue = {"messages": [{"role": "user", "content": text}], "prompt_cache_key": key}
+        return {"body": body, "method": "POST", "path": "/v1/chat/completions"}
+
+    first, second = sent("agents-sdk:run:1a2b"), sent("agents-sdk:run:9f8e")
+    assert has_volatile_ids(first)
+    assert digest(first) != digest(second)
+    assert binding_fingerprint(first) == binding_fingerprint(second)
+    assert binding_fingerprint(first) != binding_fingerprint(sent("agents-sdk:run:1a2b", "stop"))
+    state = start_binding((_script(0, "rec-p", [first]),), BY_REQUEST)
+    state, bound = _ok(state, _live("p", second))
+    assert bound.call_index == 1
+
+
 def test_normalization_walks_deep_requests_iteratively() -> None:
     deep: JsonValue = {"tool_call_id": "x"}
     for _ in range(5000):

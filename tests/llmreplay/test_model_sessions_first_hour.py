@@ -186,3 +186,19 @@ def test_a_changed_child_model_prompt_names_the_closest_script_by_its_recorded_n
     # Doing what the report says records the change, and the next run replays it.
     run(project, "--subagent-cassette-mode=rewrite", "test_fresh.py").assert_outcomes(passed=1)
     run(project, "test_fresh.py").assert_outcomes(passed=1)
+
+
+def test_a_per_run_prompt_cache_key_does_not_stop_replay(project: pytest.Pytester) -> None:
+    """openai-agents sends `prompt_cache_key: "agents-sdk:run:<random hex>"` on every call."""
+    key = '"prompt_cache_key": "agents-sdk:run:" + uuid.uuid4().hex'
+    child, parent = 'json={"prompt": "child"}', 'json={"prompt": "plan"}'
+    assert child in CONFTEST
+    assert parent in FLOW
+    project.makeconftest(
+        "import uuid\n" + CONFTEST.replace(child, f'json={{"prompt": "child", {key}}}')
+    )
+    project.makepyfile(
+        test_flow="import uuid\n" + FLOW.replace(parent, f'json={{"prompt": "plan", {key}}}')
+    )
+    run(project, "--subagent-cassette-mode=once").assert_outcomes(passed=1)
+    run(project).assert_outcomes(passed=1)

@@ -4,8 +4,10 @@ Tool-call ids are minted per run (by the model or the SDK), so two runs of the s
 ask the same thing with different ids. As for parent context (NORM-10), every such id is
 renumbered `call-<n>` by first appearance, so equal requests get equal binding fingerprints.
 The walk is depth-first with object keys in canonical (UTF-16 code-unit) order, so a request
-read back from a canonical log numbers its ids exactly as the live request did. Only ids are
-touched; every other value is kept as it is.
+read back from a canonical log numbers its ids exactly as the live request did. One more
+value is minted per run: `prompt_cache_key` (openai-agents sends `agents-sdk:run:<random
+hex>` in every model request body), a caching hint that never changes an answer; its string
+value is replaced by one placeholder. Every other value is kept as it is.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ _REFERENCE_KEYS: Final = frozenset(
 )
 #: `type` values of objects whose own `id` is a tool-call id.
 _CALL_TYPES: Final = frozenset({"function", "tool-call", "tool_use", "function_call"})
+#: Keys whose string value is a per-run caching hint, compared as one placeholder.
+_HINT_KEYS: Final = frozenset({"prompt_cache_key"})
+_HINT_PLACEHOLDER: Final = "volatile"
 _INVALID: Final = FormatProblem(
     "a model request is not lossless canonical JSON", code=SESSION_REQUEST_INVALID
 )
@@ -44,13 +49,16 @@ def _scrub_in_place(value: dict[str, JsonValue], ids: dict[str, str]) -> list[Js
         item = value[key]
         if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
             value[key] = stable_call_id(item, ids)
+        elif isinstance(item, str) and key in _HINT_KEYS:
+            value[key] = _HINT_PLACEHOLDER
         elif isinstance(item, dict | list):
             nested.append(item)
     return nested
 
 
 def normalize_volatile_ids(request: JsonValue) -> Result[JsonValue, FormatProblem]:
-    """A copy of `request` with tool-call ids renumbered by first appearance (depth-first).
+    """A copy of `request` with tool-call ids renumbered by first appearance (depth-first)
+    and each `prompt_cache_key` string replaced by one placeholder.
 
     The copy comes from a canonical round trip (so keys are in canonical order) and the walk
     is iterative (an explicit stack), so deep requests cannot exhaust the stack.
@@ -75,7 +83,7 @@ def _renumber_copy(root: JsonValue) -> JsonValue:
 
 
 def has_volatile_ids(request: JsonValue) -> bool:
-    """Whether normalization would renumber anything (an iterative scan, no copy)."""
+    """Whether normalization would change anything (an iterative scan, no copy)."""
     stack: list[JsonValue] = [request]
     while stack:
         value = stack.pop()
@@ -84,7 +92,9 @@ def has_volatile_ids(request: JsonValue) -> bool:
         elif isinstance(value, dict):
             is_call = _is_call(value)
             for key, item in value.items():
-                if isinstance(item, str) and (key in _REFERENCE_KEYS or (is_call and key == "id")):
+                if isinstance(item, str) and (
+                    key in _REFERENCE_KEYS or key in _HINT_KEYS or (is_call and key == "id")
+                ):
                     return True
                 if isinstance(item, dict | list):
                     stack.append(item)
