@@ -124,6 +124,10 @@ def test_workers_and_a_single_process_report_the_same_unused_recordings(
     assert section[2:] == [
         "  cassettes/test_a/test_removed.cassette.jsonl (no test used this cassette)",
         "  cassettes/test_gone/test_old.cassette.jsonl (no test used this cassette)",
+        "drop unused interactions: re-record the tests that replay them with "
+        "--subagent-cassette-mode=refresh (or pass assert_consumed=False where a partial "
+        "replay is intended)",
+        "a file whose test is gone: remove it together with its .seal (git rm <file> <file>.seal)",
     ]
     assert alone.ret == workers.ret == 0  # warn is the default
 
@@ -141,4 +145,5 @@ def test_fail_mode_fails_the_run_and_a_partial_run_reports_no_files(
     partial.assert_outcomes(passed=1, deselected=3)
     section = unused_section(partial)
     assert section[0] == "1 unused interaction(s) in 1 cassette(s), 0 unused cassette file(s)"
-    assert len(section) == 2
+    assert len(section) == 3  # the cassette's line and the refresh hint: no file, no rm hint
+    assert section[2].startswith("drop unused interactions: ")

@@ -205,6 +205,12 @@ def drift_summary(drifts: Sequence[tuple[str, Mapping[str, object]]]) -> list[st
 
 
 _UNUSED_SAMPLE: Final = 5
+#: What to do about what the unused report lists, one line each.
+_REFRESH_HINT: Final = (
+    "re-record the tests that replay them with --subagent-cassette-mode=refresh "
+    "(or pass assert_consumed=False where a partial replay is intended)"
+)
+_REMOVE_HINT: Final = "remove it together with its .seal (git rm <file> <file>.seal)"
 
 
 def unused_lines(report: UnusedReport, root: Path) -> list[str]:
@@ -223,4 +229,8 @@ def unused_lines(report: UnusedReport, root: Path) -> list[str]:
         more = f" and {len(found) - _UNUSED_SAMPLE} more" if len(found) > _UNUSED_SAMPLE else ""
         lines.append(f"  {shown(path)}: {sample}{more}")
     lines.extend(f"  {shown(path)} (no test used this cassette)" for path in report.files)
+    if report.interactions:
+        lines.append(f"drop unused interactions: {_REFRESH_HINT}")
+    if report.files:
+        lines.append(f"a file whose test is gone: {_REMOVE_HINT}")
     return lines
