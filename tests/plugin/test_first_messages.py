@@ -377,3 +377,44 @@ async def test_marked(cassette_registry, subagent_cassette):
     ) in output
     assert "Traceback" not in output
     assert "raise pytest.UsageError" not in output
+
+
+def test_a_pinned_record_mode_is_named_where_the_command_line_cannot_change_it(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`record_mode` in subagent_cassette_config overrides the command line, as documented."""
+    config = """
+
+@pytest.fixture
+def subagent_cassette_config():
+    return {"record_mode": "PINNED"}
+"""
+    project.makeconftest(CONFTEST + config.replace("PINNED", "once"))
+    project.makepyfile(
+        test_pinned="""
+from harness import ask
+
+
+async def test_planner(cassette_registry, subagent_cassette):
+    assert await ask(cassette_registry, "alpha") in ("live alpha", "live alpha!")
+"""
+    )
+    run(project).assert_outcomes(passed=1)  # `once` records
+    monkeypatch.setenv("ANSWER_SUFFIX", "!")
+    project.makepyfile(harness=HARNESS.replace('"do " + label', '"do it " + label'))
+    changed = run(project)
+    changed.assert_outcomes(failed=1)
+    changed.stdout.fnmatch_lines(
+        [
+            'If the change is intended, record again: set record_mode="rewrite" where this '
+            'test pins record_mode="once" (its subagent_cassette marker or '
+            "subagent_cassette_config; a pinned mode overrides the command line), then run: "
+            "pytest test_pinned.py::test_planner"
+        ]
+    )
+    # The command line alone does not re-record it; what the message says does.
+    run(project, "--subagent-cassette-mode=rewrite").assert_outcomes(failed=1)
+    project.makeconftest(CONFTEST + config.replace("PINNED", "rewrite"))
+    run(project, "test_pinned.py::test_planner").assert_outcomes(passed=1)
+    project.makeconftest(CONFTEST + config.replace("PINNED", "none"))
+    run(project).assert_outcomes(passed=1)  # the new recording replays

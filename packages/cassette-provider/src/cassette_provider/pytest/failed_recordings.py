@@ -37,9 +37,19 @@ def failed_sibling(cassette: Path) -> Path:
     return cassette.with_name(cassette.name + FAILED_SUFFIX)
 
 
-def record_command(option: str, nodeid: str, mode: str) -> str:
-    """The exact command that records one test's cassette: `pytest <option>=<mode> <nodeid>`."""
-    return f"pytest {option}={mode} {shlex.quote(nodeid)}"
+def record_command(option: str, nodeid: str, mode: str, pinned: str | None = None) -> str:
+    """The exact command that records one test's cassette: `pytest <option>=<mode> <nodeid>`.
+
+    A test whose marker or `subagent_cassette_config` pins another `record_mode` ignores the
+    command line's mode, so it is told to change the pinned value instead.
+    """
+    if pinned is None or pinned == mode:
+        return f"pytest {option}={mode} {shlex.quote(nodeid)}"
+    return (
+        f'set record_mode="{mode}" where this test pins record_mode="{pinned}" (its '
+        "subagent_cassette marker or subagent_cassette_config; a pinned mode overrides the "
+        f"command line), then run: pytest {shlex.quote(nodeid)}"
+    )
 
 
 def holds_no_call(path: Path) -> bool:

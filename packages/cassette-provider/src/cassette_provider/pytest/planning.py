@@ -77,6 +77,8 @@ class CassettePlan:
     write_mode: Literal["create", "truncate", "append"] | None
     options: Mapping[str, object] = field(default_factory=dict)
     rewrite: bool = False
+    #: The `record_mode` the test's marker or config fixture sets (it overrides the run's mode).
+    pinned: RecordMode | None = None
 
 
 def safe_name(text: str) -> str:
@@ -109,6 +111,7 @@ def plan_cassette(
     options: Mapping[str, object],
     empty: bool = False,
     nodeid: str = "",
+    pinned: RecordMode | None = None,
 ) -> CassettePlan:
     """Decide the test's cassette action from the mode and the cassette on disk (pure).
 
@@ -133,7 +136,7 @@ def plan_cassette(
         return CassettePlan("replay", path, None, options)
     if mode in {"once", "new_episodes"}:
         return CassettePlan("record", path, "truncate" if exists else "create", options)
-    command = record_command(OPTION, nodeid or "<test node id>", "once")
+    command = record_command(OPTION, nodeid or "<test node id>", "once", pinned)
     message = empty_cassette_message if exists else missing_cassette_message
     pytest.fail(message(path, command), pytrace=False)
 
@@ -243,6 +246,7 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
         options=options,
         empty=exists and holds_no_call(path),
         nodeid=request.node.nodeid,
+        pinned=None if override is None else mode,
     )
     planned = CassettePlan(
         plan.action,
@@ -250,5 +254,6 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
         plan.write_mode,
         {**plan.options, "block_network": block},
         rewrite=plan.rewrite,
+        pinned=None if override is None else mode,
     )
     return planned, mode

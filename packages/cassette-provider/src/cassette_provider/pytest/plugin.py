@@ -238,7 +238,8 @@ def pytest_runtest_makereport(
         from cassette_provider.pytest.failed_recordings import record_command
         from cassette_provider.pytest.reports import mismatch_report, rerecord_line
 
-        next_step = rerecord_line(record_command(OPTION, item.nodeid, "rewrite"))
+        pinned = None if session is None else session.plan.pinned
+        next_step = rerecord_line(record_command(OPTION, item.nodeid, "rewrite", pinned))
         replacement = mismatch_report(call.excinfo.value, next_step)
         if replacement is not None:
             report.longrepr = replacement

@@ -191,7 +191,7 @@ class CassetteSession:
         """What a failed recording left and the command that records again (None otherwise)."""
         if self.committed or not (self.plan.action == "record" or self.appended):
             return None
-        command = record_command(OPTION, nodeid, self.record_again)
+        command = record_command(OPTION, nodeid, self.record_again, self.plan.pinned)
         return not_committed_note(self.plan.path, self.kept, existed=self.existed, command=command)
 
     def no_call_failure(self, nodeid: str) -> str | None:
@@ -199,7 +199,7 @@ class CassetteSession:
         if not self.no_call:
             return None
         provider = str(self.plan.options.get("provider", "cassette"))
-        command = record_command(OPTION, nodeid, self.record_again)
+        command = record_command(OPTION, nodeid, self.record_again, self.plan.pinned)
         return no_call_message(self.plan.path, provider, command)
 
     def _record_use(self) -> None:
