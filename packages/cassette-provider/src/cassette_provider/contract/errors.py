@@ -33,6 +33,7 @@ __all__ = [
     "NO_UPSTREAM",
     "RECORDED_ERROR_CODE",
     "RUN_RESULT_SHAPE",
+    "UNPRINTABLE_MESSAGE",
     "UNSUPPORTED_CAPABILITY",
     "CassetteRecordedError",
     "ModelReplayError",
@@ -178,16 +179,41 @@ def session_value_or_raise(result: Result[_Value, FormatProblem]) -> _Value:
     return or_raise(result, session_error)
 
 
+#: A recorded error's message when the error's own `str()` raised (Python's own wording).
+UNPRINTABLE_MESSAGE: Final = "<exception str() failed>"
+
+
+def _attribute_text(error: BaseException, attribute: str) -> str | None:
+    """The error's attribute as a plain `str`, or None: absent, not text, or raising when read.
+
+    `type()` decides, so an object that only claims to be a `str` (`__class__`) is no text.
+    """
+    try:
+        value = getattr(error, attribute, None)
+    except Exception:  # a property of the upstream's own error class raised
+        return None
+    return str.__str__(value) if issubclass(type(value), str) else None
+
+
+def _message_text(error: BaseException) -> str:
+    """`str(error)` as a plain `str`, or UNPRINTABLE_MESSAGE when it raises (deep args too)."""
+    try:
+        return str.__str__(str(error))
+    except Exception:
+        return UNPRINTABLE_MESSAGE
+
+
 def error_facts(error: BaseException) -> RecordedError:
     """`{name, message, code?}` of an error: explicit `name` attribute, else class (ERR-3).
 
     Each is stored as a plain `str` (a `StrEnum` code keeps its text, not its class), so an
-    odd attribute can never make the line the writer refuses (issue 26).
+    odd attribute can never make the line the writer refuses (issue 26). Reading them never
+    raises: a `name`/`code` property that raises counts as absent and a `str()` that raises
+    records UNPRINTABLE_MESSAGE, so the call still ends as its own line with the upstream's
+    error, not with one from inside the recorder (ERR-3).
     """
-    name = getattr(error, "name", None)
-    code = getattr(error, "code", None)
     return RecordedError(
-        name=str.__str__(name) if isinstance(name, str) and name else type(error).__name__,
-        message=str.__str__(str(error)),
-        code=str.__str__(code) if isinstance(code, str) else None,
+        name=_attribute_text(error, "name") or type(error).__name__,
+        message=_message_text(error),
+        code=_attribute_text(error, "code"),
     )

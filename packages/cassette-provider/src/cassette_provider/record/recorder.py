@@ -117,8 +117,10 @@ class RecordingProvider(ProviderIdentity):
             )
         )
         proved = body_text is not None
+        text_size = None if body_text is None else len(body_text)
         view = or_raise(  # owns `body` now
-            request_view(body, self._storage, redactor, proved=proved), identity
+            request_view(body, self._storage, redactor, proved=proved, text_size=text_size),
+            identity,
         )
         reserved = value_or_raise(self._tracker.reserve(call))
         return RecordedRun(self._ledger, reserved, view, request.signal)

@@ -16,6 +16,7 @@ from cassette_format.records import (
 )
 from cassette_format.records.frozen_json import adopt_array, adopt_object
 from cassette_format.rules.interaction import check_full_request, check_metadata
+from cassette_format.write.line_room import request_room
 from cassette_topology import request_metadata
 from cassette_topology.exceptions import exception_for
 from returns.result import Failure, Result, Success
@@ -27,6 +28,11 @@ __all__ = ["REQUEST", "request_view"]
 
 #: How the format's rules name a request they refuse before it is written.
 REQUEST: Final = "subagent cassette request"
+#: The most a redaction adds to the stored text: `"[REDACTED]"` (12 bytes with its quotes)
+#: for a value at least 1 byte long, or `[REDACTED]` for a match (REDACT-2, REDACT-5).
+_REDACTION_GROWTH: Final = 12
+#: The full view's members around the request value (`redactions`, `storage`, `value`).
+_FULL_VIEW_ROOM: Final = 64
 
 
 _Kind = TypeVar("_Kind")
@@ -97,13 +103,27 @@ def _checked_metadata(metadata: RequestMetadata) -> Result[RequestMetadata, Exce
     return check_metadata(metadata.to_json(), REQUEST).map(lambda _: metadata).alt(format_error)
 
 
+def _full_size_bound(text_size: int | None, redactions: int) -> int | None:
+    """An upper bound of a full view's canonical size: the proved text, grown by redaction."""
+    if text_size is None:
+        return None
+    return text_size + _REDACTION_GROWTH * redactions + _FULL_VIEW_ROOM
+
+
 def request_view(
-    body: dict[str, object], storage: RequestStorage, redactor: Redactor, *, proved: bool = False
+    body: dict[str, object],
+    storage: RequestStorage,
+    redactor: Redactor,
+    *,
+    proved: bool = False,
+    text_size: int | None = None,
 ) -> Result[RequestView, Exception]:
     """The view the line stores; under "full" it redacts `body` in place (REDACT-7).
 
     Call it once `body` is fingerprinted: the full view owns `body` from then on. `proved`:
-    `body`'s canonical text is proved (`normalize_request_text`), so its prompt's is too.
+    `body`'s canonical text is proved (`normalize_request_text`), so its prompt's is too;
+    `text_size` is that text's length in bytes. A view no line of the call could hold
+    under the reader's line bound is refused here, before the call starts (PROV-3, FMT-3).
     """
     if storage == "metadata":
         # Issue 14: the stored label and names are redacted too (the file gets committed).
@@ -113,14 +133,16 @@ def request_view(
             .map(redactor.redact_metadata)
             .bind(_checked_metadata)  # FMT-11 refused here (a negative maxDepth), not by the writer
             .map(lambda metadata: MetadataRequestView(metadata=metadata))
+            .bind(lambda view: request_room(view, REQUEST).alt(format_error))
         )
     match redactor.redact(body, "prompt"):
         case Success((_, count)):
             checked: Result[None, Exception] = check_full_request(body, REQUEST).alt(format_error)
+            bound = _full_size_bound(text_size, count)
             return (  # FMT-11 refused here, not by the writer
-                checked.bind(lambda _: _full_request(body).alt(_widened)).map(
-                    lambda request: FullRequestView(value=request, redactions=count)
-                )
+                checked.bind(lambda _: _full_request(body).alt(_widened))
+                .map(lambda request: FullRequestView(value=request, redactions=count))
+                .bind(lambda view: request_room(view, REQUEST, size_bound=bound).alt(format_error))
             )
         case Failure(problem):
             return Failure(provider_error(problem))
