@@ -107,8 +107,8 @@ def session_lines(document: Document, *, show_calls: bool) -> list[str]:
         f"chunks {count_text(document, 'chunks')}, "
         f"redacted calls {count_text(document, 'redactedCalls')}",
     ]
-    first = text(document, "firstRequestBindingFingerprint")
-    if first:
+    if "firstRequestBindingFingerprint" in document:  # absent when the script is empty
+        first = text(document, "firstRequestBindingFingerprint")
         lines.append(f"  first request binding fingerprint {display(first)}")
     if show_calls:
         for call in documents(document, "callList"):

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cassette_format.problem import FormatProblem
+from cassette_format.read.open import open_regular
 from cassette_format.sessions import SESSION_LOG_WRITE
 from cassette_format.write.safe_files import replace_atomically
 from cassette_topology.sessions import (
@@ -29,19 +30,32 @@ from cassette_topology.sessions import (
 from cassette_provider.contract.errors import raise_session_error, session_value_or_raise
 
 
-def _read_bytes(path: Path) -> bytes:
-    """Read a whole file, converting OS failures into the stable read error."""
+def _resolved(path: str | os.PathLike[str]) -> Path:
+    """The absolute, resolved path; a name no file can have (a NUL) is only made absolute."""
     try:
-        return path.read_bytes()
+        return Path(path).resolve()
+    except (OSError, ValueError):
+        return Path(os.path.abspath(path))
+
+
+def _read_bytes(path: Path) -> bytes:
+    """Read a whole regular file, converting OS failures into the stable read error.
+
+    The format's non-blocking open refuses a FIFO, a device or a directory instead of
+    waiting for a writer or reading forever (`/dev/zero`), so a harvest never hangs.
+    """
+    try:
+        with open_regular(str(path)) as stream:
+            return stream.read()
     except OSError:
         raise_session_error(
-            FormatProblem(f'cannot read session log "{path.resolve()}"', code=SESSION_LOG_READ)
+            FormatProblem(f'cannot read session log "{path}"', code=SESSION_LOG_READ)
         )
 
 
 def load_session_log(path: str | os.PathLike[str]) -> SessionLog:
     """Read and verify one session log; raises SessionLogFormatError naming the line."""
-    resolved = Path(path).resolve()
+    resolved = _resolved(path)
     parsed = parse_session_log(_read_bytes(resolved), source=str(resolved))
     return session_value_or_raise(parsed.alt(lambda error: _located(error, resolved)))
 
@@ -77,12 +91,12 @@ def harvest_session_logs_sync(directory: str | os.PathLike[str]) -> tuple[Sessio
     if not root.is_dir():
         raise_session_error(
             FormatProblem(
-                f'cannot read session directory "{root.resolve()}"', code=SESSION_LOG_READ
+                f'cannot read session directory "{_resolved(root)}"', code=SESSION_LOG_READ
             )
         )
     logs = [load_session_log(root / path) for path in select_session_log_paths(_listing(root))]
     ordered = order_primary_first(logs)
-    return session_value_or_raise(ordered.alt(lambda error: _located(error, root.resolve())))
+    return session_value_or_raise(ordered.alt(lambda error: _located(error, _resolved(root))))
 
 
 async def harvest_session_logs(directory: str | os.PathLike[str]) -> tuple[SessionLog, ...]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 from cassette_canonical import JsonValue, canonical_json, parse_json
 from cassette_format.problem import FormatProblem
+from cassette_format.sessions import SESSION_LOG_FORMAT
 from cassette_topology.sessions import SESSION_ORDINAL, session_label
 
 from cassette_provider.contract.errors import raise_session_error
@@ -126,12 +127,12 @@ class _RecordedStream(httpx.AsyncByteStream):
 class _ReplayedStream(httpx.AsyncByteStream):
     """Yield recorded SSE events one by one, each as its own chunk of bytes."""
 
-    def __init__(self, events: tuple[JsonValue, ...]) -> None:
+    def __init__(self, events: tuple[bytes, ...]) -> None:
         self._events = events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for event in self._events:
-            yield encode_event(event)
+            yield event
 
     async def aclose(self) -> None:
         return None
@@ -223,15 +224,38 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         status = meta.get("status")
         status_code = status if isinstance(status, int) and not isinstance(status, bool) else 200
         content_type = meta.get("contentType")
-        headers = {"content-type": content_type} if isinstance(content_type, str) else {}
-        if call.streamed:
-            return httpx.Response(
-                status_code, headers=headers, stream=_ReplayedStream(call.chunks), request=request
+        try:  # everything encoded before the response exists: a refusal never comes mid-stream
+            headers = (
+                {b"content-type": content_type.encode("utf-8")}
+                if isinstance(content_type, str)
+                else {}
             )
-        body = call.chunks[0]
-        if meta.get("body") == "text" and isinstance(body, str):
-            content = body.encode("utf-8")
-        else:
-            # bodies were verified canonical when the log was loaded, so this cannot fall back
-            content = canonical_json(body).value_or("").encode("utf-8")
+            if call.streamed:
+                events = tuple(encode_event(event) for event in call.chunks)
+                return httpx.Response(
+                    status_code, headers=headers, stream=_ReplayedStream(events), request=request
+                )
+            body = call.chunks[0]
+            if meta.get("body") == "text" and isinstance(body, str):
+                content = body.encode("utf-8")
+            else:
+                # bodies were verified canonical when the log was loaded, so this cannot fall back
+                content = canonical_json(body).value_or("").encode("utf-8")
+        except UnicodeEncodeError:
+            raise_session_error(_unsendable(session, call.index))
         return httpx.Response(status_code, headers=headers, content=content, request=request)
+
+
+def _unsendable(session: str | None, call: int) -> FormatProblem:
+    """A recorded text no HTTP response can carry: a lone surrogate, only in an edited log.
+
+    The recorder decodes what it receives with replacement characters, so its logs never
+    hold one; the code is the codec's (SESSION_LOG_FORMAT), the message names no text.
+    """
+    return FormatProblem(
+        f"recorded call {call} replayed for session {session_label(session)} holds a lone "
+        "surrogate, which no HTTP response carries; the session log was edited: record it again",
+        code=SESSION_LOG_FORMAT,
+        session=session,
+        call_index=call,
+    )

@@ -1,0 +1,186 @@
+"""Hostile session logs and paths: a code, never a stray exception, a hang or a body.
+
+Found by the hostile-input audit: `load_session_log` and `harvest_session_logs_sync` raised
+`ValueError` for a path holding a NUL and blocked forever on a FIFO named like a log (a
+device was read as if it were one); replaying a log whose recorded text holds a lone
+surrogate (a hand-edited log: the recorder never writes one) raised `UnicodeEncodeError`
+from inside the transport, and a recorded non-ASCII content type could not be replayed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from cassette_canonical import JsonValue, fingerprint
+from cassette_format.sessions import SESSION_LOG_FORMAT, SESSION_LOG_READ
+from cassette_provider.models import (
+    SessionLogFormatError,
+    SessionReplayer,
+    harvest_session_logs_sync,
+    load_session_log,
+    write_session_logs_sync,
+)
+from cassette_provider.models.transport import ReplayTransport, model_request
+from cassette_topology.sessions import (
+    RecordedCall,
+    SessionLog,
+    SessionLogHeader,
+    encode_session_log,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+MARKER = "ZQX-SESSION-5150"
+URL = "http://model.invalid/v1/chat/completions"
+BODY: JsonValue = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def _identity() -> JsonValue:
+    return model_request(httpx.Request("POST", URL, json=BODY))
+
+
+def _log(
+    chunks: tuple[JsonValue, ...], *, streamed: bool, meta: dict[str, JsonValue]
+) -> SessionLog:
+    identity = _identity()
+    call = RecordedCall(1, identity, fingerprint(identity).unwrap(), streamed, chunks, meta=meta)
+    return SessionLog(SessionLogHeader("s", "2026-01-01T00:00:00Z"), (call,))
+
+
+def _marked_log() -> SessionLog:
+    """A valid log with the marker deep inside its request, chunks and meta."""
+    request: JsonValue = {"messages": [{"content": [MARKER]}]}
+    call = RecordedCall(
+        1,
+        request,
+        fingerprint(request).unwrap(),
+        True,
+        ({"data": {"text": [MARKER]}}, {"data": "x"}),
+        meta={"note": {"deep": [MARKER]}},
+    )
+    return SessionLog(SessionLogHeader("s", "2026-01-01T00:00:00Z"), (call,))
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+
+def _one_log_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    write_session_logs_sync(folder, [_marked_log()])
+    return folder
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "nul"])
+@pytest.mark.timeout(30, method="thread")  # before the fix a FIFO blocked the read forever
+def test_a_path_that_is_no_log_file_is_a_read_error(tmp_path: Path, kind: str) -> None:
+    folder = _one_log_folder(tmp_path)
+    special = folder / "session.1.jsonl"
+    if kind == "fifo":
+        os.mkfifo(special)
+    elif kind == "device":
+        special.symlink_to(os.devnull)  # read as an empty log before the fix
+    target: str = str(special) if kind != "nul" else str(folder / "session\x00.jsonl")
+    with pytest.raises(SessionLogFormatError) as refused:
+        load_session_log(target)
+    assert refused.value.code == SESSION_LOG_READ
+    assert str(refused.value).startswith('cannot read session log "')
+    if kind != "nul":
+        with pytest.raises(SessionLogFormatError) as harvested:
+            harvest_session_logs_sync(folder)
+        assert harvested.value.code == SESSION_LOG_READ
+
+
+def test_a_directory_path_holding_a_nul_is_a_read_error(tmp_path: Path) -> None:
+    with pytest.raises(SessionLogFormatError) as refused:
+        harvest_session_logs_sync(str(tmp_path) + "/a\x00b")
+    assert refused.value.code == SESSION_LOG_READ
+
+
+# --- mutated logs ----------------------------------------------------------------------------
+
+
+@st.composite
+def _mutated(draw: st.DrawFn) -> bytes:
+    data = encode_session_log(_marked_log()).unwrap().encode("utf-8")
+    for _ in range(draw(st.integers(1, 3))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        kind = draw(st.sampled_from(["flip", "cut", "insert"]))
+        if kind == "flip":
+            data = data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1 :]
+        elif kind == "cut":
+            data = data[:at]
+        else:
+            token = draw(st.sampled_from([b'"', b"{", b"}", b",", b"\\ud800", b"\xff", b"\n"]))
+            data = data[:at] + token + data[at:]
+    return data
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=_mutated())
+def test_a_mutated_log_loads_or_is_a_format_error_without_its_bodies(
+    tmp_path: Path, data: bytes
+) -> None:  # LLMREPLAY-9: the codec's refusal, never another exception
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(data)
+    refused = _refusal(path)
+    if refused is not None:
+        assert refused.code == SESSION_LOG_FORMAT
+        assert MARKER not in str(refused)
+
+
+def _refusal(path: Path) -> SessionLogFormatError | None:
+    """The load's refusal, or None when the log loads (any other exception propagates)."""
+    try:
+        load_session_log(path)
+    except SessionLogFormatError as refused:
+        return refused
+    return None
+
+
+# --- replaying recorded text no HTTP response carries ---------------------------------------
+
+
+async def _replay(log: SessionLog) -> httpx.Response:
+    replayer = SessionReplayer.from_logs([log])
+    async with (
+        httpx.AsyncClient(transport=ReplayTransport(replayer)) as client,
+        client.stream("POST", URL, json=BODY) as response,
+    ):
+        await response.aread()
+        return response
+
+
+@pytest.mark.parametrize(
+    ("streamed", "chunk", "meta"),
+    [
+        (True, {"data": f"\ud800{MARKER}"}, {"contentType": "text/event-stream"}),
+        (True, {"event": "\udfff", "data": "x"}, {"contentType": "text/event-stream"}),
+        (False, f"\ud800{MARKER}", {"contentType": "text/plain", "body": "text"}),
+        (False, {"a": 1}, {"contentType": "application/json\ud800"}),
+    ],
+    ids=["sse-data", "sse-event", "text-body", "content-type"],
+)
+async def test_a_lone_surrogate_in_recorded_text_is_a_format_error(
+    streamed: bool, chunk: JsonValue, meta: dict[str, JsonValue]
+) -> None:  # CANON-4 lets a log hold one; no byte stream can carry it
+    with pytest.raises(SessionLogFormatError) as refused:
+        await _replay(_log((chunk,), streamed=streamed, meta=meta))
+    assert refused.value.code == SESSION_LOG_FORMAT
+    assert "lone surrogate" in str(refused.value)
+    assert MARKER not in str(refused.value)
+
+
+async def test_a_recorded_non_ascii_content_type_replays() -> None:
+    log = _log(({"a": 1},), streamed=False, meta={"status": 200, "contentType": "text/ü; x=€"})
+    response = await _replay(log)
+    assert response.headers["content-type"] == "text/ü; x=€"
+    assert response.json() == {"a": 1}
