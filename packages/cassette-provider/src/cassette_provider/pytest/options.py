@@ -182,8 +182,19 @@ def mode_given(config: pytest.Config) -> bool:
 
 
 def block_network_default(config: pytest.Config) -> bool:
-    """The run's network guard setting (flag or ini), for tests whose markers do not set it."""
-    return bool(config.getoption("subagent_block_network", False)) or bool(config.getini(BLOCK_INI))
+    """The run's network guard setting (flag or ini), for tests whose markers do not set it.
+
+    An ini value that is no boolean is a usage error naming the option (pytest's own names
+    only the value).
+    """
+    if config.getoption("subagent_block_network", False):
+        return True
+    try:
+        return bool(config.getini(BLOCK_INI))
+    except (ValueError, pytest.UsageError):
+        raise pytest.UsageError(
+            f"the {BLOCK_INI} ini option must be true or false (also yes/no, on/off, 1/0)"
+        ) from None
 
 
 def legacy_marker_hint() -> str:

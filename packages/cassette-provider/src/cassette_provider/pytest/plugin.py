@@ -23,6 +23,7 @@ from cassette_provider.pytest.options import (
     MARKER,
     OPTION,
     add_options,
+    block_network_default,
     configured_mode,
     legacy_marker_hint,
     register_markers,
@@ -51,9 +52,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the markers, check the configured mode early and set up the run's tally."""
+    """Register the markers, check the configured mode and guard early, set up the tally."""
     register_markers(config)
     configured_mode(config)
+    block_network_default(config)
     config.pluginmanager.register(RunTotals(config), "subagent-cassette-totals")
     unused = UnusedCassettes(config, cassette_path, unused_lines)
     config.stash[_UNUSED] = unused
