@@ -17,7 +17,7 @@ from typing import Literal, Self
 
 from cassette_format.errors import CassetteError, format_error
 from cassette_format.read.replay_index import read_replay_index
-from cassette_format.records import RequestStorage
+from cassette_format.records import CassetteHeader, RequestStorage
 from cassette_format.result_edge import or_raise
 from cassette_format.write.header import create_header, iso_timestamp
 from cassette_format.write.writer import CassetteWriter, WriteMode
@@ -308,6 +308,24 @@ async def _idle_within(recorder: RecordingProvider, clock: Clock, timeout: float
     return idle.done() and not idle.cancelled()
 
 
+#: What a `create` recording refused because its cassette exists adds (WRITE-3's message stays).
+_EXISTS_HINT = (
+    'hint: RecordConfig\'s write_mode is "create" (the default), which never replaces a '
+    'cassette: pass write_mode="truncate" to record it again (the file is replaced only on a '
+    'clean close), write_mode="append" to add calls to it, or ReplayConfig to replay it'
+)
+
+
+def _open_writer(path: str, header: CassetteHeader, mode: WriteMode) -> CassetteWriter:
+    """Open the cassette's writer; a refused `create` of an existing file says what records it."""
+    try:
+        return CassetteWriter.open_blocking(path, header, mode)
+    except CassetteError as error:
+        if mode == "create" and isinstance(error.__cause__, FileExistsError):
+            error.add_note(_EXISTS_HINT)
+        raise
+
+
 def _install_record(registry: ProviderRegistry, config: RecordConfig) -> CassetteHandle:
     name, upstream_name, file = config.provider, config.upstream_provider, config.file
     timeout = config.dispose_timeout  # every field was checked when the config was made
@@ -336,7 +354,7 @@ def _install_record(registry: ProviderRegistry, config: RecordConfig) -> Cassett
         cassette_id=str(uuid.uuid4()),  # FMT-22: a fresh UUIDv4 and the wall-clock time
         created_at=config.clock.wall(),
     )
-    writer = CassetteWriter.open_blocking(path, or_raise(header, format_error), config.write_mode)
+    writer = _open_writer(path, or_raise(header, format_error), config.write_mode)
     recorder = RecordingProvider(
         name=name,
         upstream=upstream,
