@@ -13,6 +13,7 @@ import pytest
 from cassette_format.read.tail_seal import SealCheck, TailSeal
 from cassette_provider import CassetteError, FunctionProvider, SimpleAgent, StartRequest
 from cassette_provider.contract.errors import NO_UPSTREAM
+from cassette_provider.install import _EXISTS_HINT
 from cassette_provider.pytest.failed_recordings import (
     empty_cassette_message,
     missing_cassette_message,
@@ -111,6 +112,7 @@ def _messages() -> list[tuple[str, str]]:
         ("anonymous parent", _until(anonymous, "have no session of their own; ")),
         ("stale seal", _stale_seal()),
         ("record mode", mode_error("<value>", "<where>")),
+        ("create over a file", _until(_EXISTS_HINT, "(the default), ")),
         ("re-record", rerecord_line("pytest --subagent-cassette-mode=rewrite <test id>")),
     ]
 
