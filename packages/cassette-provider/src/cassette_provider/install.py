@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Literal, Self
+from typing import Final, Literal, Self
 
 from cassette_format.errors import CassetteError, format_error
 from cassette_format.read.replay_index import read_replay_index
@@ -309,7 +309,7 @@ async def _idle_within(recorder: RecordingProvider, clock: Clock, timeout: float
 
 
 #: What a `create` recording refused because its cassette exists adds (WRITE-3's message stays).
-_EXISTS_HINT = (
+_EXISTS_HINT: Final = (
     'hint: RecordConfig\'s write_mode is "create" (the default), which never replaces a '
     'cassette: pass write_mode="truncate" to record it again (the file is replaced only on a '
     'clean close), write_mode="append" to add calls to it, or ReplayConfig to replay it'
