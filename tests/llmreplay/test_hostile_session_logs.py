@@ -9,6 +9,7 @@ from inside the transport, and a recorded non-ASCII content type could not be re
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from cassette_provider.models import (
     load_session_log,
     write_session_logs_sync,
 )
+from cassette_provider.models.sse import SseDecoder
 from cassette_provider.models.transport import ReplayTransport, model_request
 from cassette_topology.sessions import (
     RecordedCall,
@@ -184,3 +186,59 @@ async def test_a_recorded_non_ascii_content_type_replays() -> None:
     response = await _replay(log)
     assert response.headers["content-type"] == "text/ü; x=€"
     assert response.json() == {"a": 1}
+
+
+# --- SSE framing of what a recorded upstream streams ----------------------------------------
+
+
+def _whole_stream_events(data: bytes) -> list[dict[str, JsonValue]]:
+    """The events of a stream read in one piece, framed by the plain rules (the oracle)."""
+    events: list[dict[str, JsonValue]] = []
+    fields: dict[str, list[str]] = {}
+    lines = data.split(b"\n")
+    for raw in [*lines[:-1], *([lines[-1]] if lines[-1] else []), b""]:
+        line = raw.removesuffix(b"\r").decode("utf-8", errors="replace")
+        if line == "":
+            if fields:
+                events.append({name: "\n".join(values) for name, values in fields.items()})
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            if name in ("data", "event", "id", "retry"):
+                fields.setdefault(name, []).append(value.removeprefix(" "))
+    return events
+
+
+_SSE_PIECES = st.sampled_from(
+    [b"data: ", b"event: x", b"id: 7", b"retry: 1", b": note", b"\n", b"\r\n", b"\r", "é".encode(),
+     b"\xc3", b"\xa9", b"\xff", b"{\"a\":1}", b"data:", b" ", b"other: y"]
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(pieces=st.lists(_SSE_PIECES, max_size=40), cuts=st.lists(st.integers(0, 400), max_size=8))
+def test_sse_framing_does_not_depend_on_how_the_stream_is_chunked(
+    pieces: list[bytes], cuts: list[int]
+) -> None:  # the recorder stores what a client reading the whole stream would see
+    data = b"".join(pieces)
+    bounds = sorted({0, len(data), *(cut for cut in cuts if cut < len(data))})
+    decoder = SseDecoder()
+    events = [
+        event
+        for start, stop in itertools.pairwise(bounds)
+        for event in decoder.feed(data[start:stop])
+    ]
+    assert [*events, *decoder.close()] == _whole_stream_events(data)
+
+
+@pytest.mark.timeout(30, method="thread")  # before the fix: quadratic, over a minute here
+def test_sse_framing_is_linear_for_a_huge_chunk_or_a_huge_line() -> None:
+    decoder = SseDecoder()
+    many_lines = b"data: x\n\n" * (6 * 2**20 // 9)  # one 6 MB chunk of 700k events
+    assert len(decoder.feed(many_lines)) == len(many_lines) // 9
+    assert decoder.feed(b"data: ") == []
+    piece = b"y" * 65536
+    for _ in range(128):  # one 8 MB line in 64 KB chunks, no newline until the end
+        assert decoder.feed(piece) == []
+    (event,) = decoder.feed(b"\n\n")
+    assert event == {"data": "y" * (128 * 65536)}

@@ -9,30 +9,38 @@ class SseDecoder:
     """Incremental SSE framing: feed bytes, get complete events as `{"data", "event", "id"}`.
 
     Only the framing is interpreted (fields and blank-line boundaries), never the payload, so
-    a replayed stream hands the client the same event data the upstream sent.
+    a replayed stream hands the client the same event data the upstream sent. Linear in the
+    bytes fed however they are chunked: each chunk is searched once from where the last line
+    ended, and an unfinished line waits in pieces (never re-copied or re-searched), so one
+    huge chunk of many lines, or one huge line in many chunks, cannot stall a recording.
     """
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._pending: list[bytes] = []  # the unfinished line, in the pieces it came in
         self._fields: dict[str, list[str]] = {}
 
     def feed(self, data: bytes) -> list[dict[str, JsonValue]]:
         """Consume bytes; answer the events they complete."""
-        self._buffer += data
         events: list[dict[str, JsonValue]] = []
+        start = 0
         while True:
-            cut = self._buffer.find(b"\n")
+            cut = data.find(b"\n", start)
             if cut < 0:
+                if start < len(data):
+                    self._pending.append(data[start:])
                 return events
-            raw = self._buffer[:cut].removesuffix(b"\r")
-            self._buffer = self._buffer[cut + 1 :]
-            event = self._line(raw.decode("utf-8", errors="replace"))
+            raw = data[start:cut]
+            if self._pending:
+                raw = b"".join([*self._pending, raw])
+                self._pending = []
+            start = cut + 1
+            event = self._line(raw.removesuffix(b"\r").decode("utf-8", errors="replace"))
             if event is not None:
                 events.append(event)
 
     def close(self) -> list[dict[str, JsonValue]]:
         """Flush a final event the stream did not terminate with a blank line."""
-        events = self.feed(b"\n") if self._buffer else []
+        events = self.feed(b"\n") if self._pending else []
         final = self._line("")
         return events if final is None else [*events, final]
 
