@@ -15,7 +15,7 @@ from __future__ import annotations
 import collections
 import decimal
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -364,3 +364,44 @@ async def test_a_drawn_result_records_as_itself_or_as_a_type_error_line(
             for label in ("before", "odd", "after"):
                 replayed = await _call(replay, _request(label))
                 assert replayed == (result if label == "odd" else answer(label))
+
+
+# --- parent session events that are not event objects (NORM-6, NORM-8) ---------------------
+
+
+class _ForeignParent(SimpleAgent):
+    """A parent from another harness, whose `events` are whatever it keeps there."""
+
+    def __init__(self, events: object) -> None:
+        super().__init__("root")
+        self._foreign_events = events
+
+    @property
+    def events(self) -> Sequence[Mapping[str, object]]:
+        return self._foreign_events  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    "events",
+    [[5], [None], ["turn/end"], [[1, 2]], [5, {"type": "turn/end", "seq": 1}], 5, "events"],
+    ids=["number", "null", "string", "array", "number-then-turn-end", "not-a-list", "a-string"],
+)
+async def test_parent_events_that_are_no_event_objects_are_skipped(
+    tmp_path: Path, events: object
+) -> None:  # NORM-6: non-array events are none; a primitive has no `type` (JS reads undefined)
+    path = tmp_path / "c.cassette.jsonl"
+    parent = _ForeignParent(events)
+
+    def run(request: StartRequest, _child: SimpleAgent) -> object:
+        return answer(request.label or "")
+
+    registry = ProviderRegistry()
+    registry.register(FunctionProvider("spawn", run, inherits_parent_context=True))
+    async with install_cassette(registry, RecordConfig(file=str(path))):
+        request = StartRequest(prompt=prompt("odd"), parent=parent, label="odd")
+        assert await _call(registry, request) == answer("odd")  # before: AttributeError
+    assert verify_file(str(path))["interactions"] == 1
+    replay = ProviderRegistry()
+    async with install_cassette(replay, ReplayConfig(file=str(path))):
+        request = StartRequest(prompt=prompt("odd"), parent=parent, label="odd")
+        assert await _call(replay, request) == answer("odd")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from cassette_topology import LiveParent
@@ -112,21 +112,33 @@ def _with_tool_filter(proved: Proved) -> Result[Proved, TypeError]:
     )
 
 
-def _completed_prefix(events: Sequence[Mapping[str, object]]) -> Sequence[Mapping[str, object]]:
+def _event_list(events: object) -> list[object]:
+    """The session events as a list; anything that holds no sequence of them is none (NORM-6)."""
+    if isinstance(events, str | bytes | Mapping) or not isinstance(events, Iterable):
+        return []
+    return list(events)
+
+
+def _field(event: object, key: str) -> object:
+    """An event's member; an event that is no object has none (as a JavaScript primitive)."""
+    return event.get(key) if isinstance(event, Mapping) else None
+
+
+def _completed_prefix(events: Sequence[object]) -> Sequence[object]:
     """Events up to and including the last `turn/end`, by its seq (NORM-8)."""
     for event in reversed(events):
-        if event.get("type") == "turn/end":
-            seq = event.get("seq")
+        if _field(event, "type") == "turn/end":
+            seq = _field(event, "seq")
             return events[: seq + 1] if isinstance(seq, int) else []
     return []
 
 
-def _latest_request_header(prefix: Sequence[Mapping[str, object]]) -> dict[str, object] | None:
+def _latest_request_header(prefix: Sequence[object]) -> dict[str, object] | None:
     """`system`/`tools` of the latest request/header event; None when absent or lossy (GAP-24)."""
     for event in reversed(prefix):
-        if event.get("type") != "request/header":
+        if _field(event, "type") != "request/header":
             continue
-        data = event.get("data")
+        data = _field(event, "data")
         header = data.get("header") if isinstance(data, Mapping) else None
         if not isinstance(header, Mapping):
             return {}
@@ -175,24 +187,25 @@ def _scrub(message: dict[str, object], ids: dict[str, str]) -> None:
                 blocks.extend(reversed(nested))
 
 
-def _surface_nodes(prefix: Sequence[Mapping[str, object]]) -> list[int]:
+def _surface_nodes(prefix: Sequence[object]) -> list[int]:
     """Surface node seqs: `surfaceOp: "append"` adds one (replacements are not modelled)."""
-    return [
-        event["seq"]  # type: ignore[misc]
-        for event in prefix
-        if event.get("surfaceOp") == "append" and isinstance(event.get("seq"), int)
-    ]
+    nodes: list[int] = []
+    for event in prefix:
+        seq = _field(event, "seq")
+        if _field(event, "surfaceOp") == "append" and isinstance(seq, int):
+            nodes.append(seq)
+    return nodes
 
 
 def _inherited_messages(
-    prefix: Sequence[Mapping[str, object]],
+    prefix: Sequence[object],
 ) -> Result[list[object], TypeError]:
     """Completed-turn messages with ids scrubbed (NORM-9, NORM-10)."""
     ids: dict[str, str] = {}
     messages: list[object] = []
     for seq in _surface_nodes(prefix):
         event = prefix[seq] if 0 <= seq < len(prefix) else None
-        if event is None or event.get("seq") != seq:
+        if not isinstance(event, Mapping) or event.get("seq") != seq:
             return Failure(TypeError(f"parent context has no event at surface sequence {seq}"))
         message = _event_message(event)
         if message is None:
@@ -245,7 +258,7 @@ def _parent_context(
 ) -> Result[Proved, TypeError]:
     """The composed parent context; its options are copied first only if `copied`."""
     events = parent.events
-    prefix = _completed_prefix(list(events)) if inherits_parent_context else []
+    prefix = _completed_prefix(_event_list(events)) if inherits_parent_context else []
     header = _latest_request_header(prefix) if inherits_parent_context else None
     options = parent.options
     if copied and options is not None:
