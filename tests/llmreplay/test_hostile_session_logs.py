@@ -24,7 +24,9 @@ from cassette_provider.models import (
     load_session_log,
     write_session_logs_sync,
 )
+from cassette_provider.models.redaction import session_redaction
 from cassette_provider.models.sse import SseDecoder
+from cassette_provider.models.stream_redaction import redact_across
 from cassette_provider.models.transport import ReplayTransport, model_request
 from cassette_topology.sessions import (
     RecordedCall,
@@ -242,3 +244,26 @@ def test_sse_framing_is_linear_for_a_huge_chunk_or_a_huge_line() -> None:
         assert decoder.feed(piece) == []
     (event,) = decoder.feed(b"\n\n")
     assert event == {"data": "y" * (128 * 65536)}
+
+
+def _split_secret_chunks(depth: int) -> list[object]:
+    """Two chunks whose text, `depth` arrays deep, holds a credential split between them."""
+    chunks: list[object] = []
+    for text in ("key sk-proj-ABCDEFGH", "IJKLMNOPQRSTUV done"):
+        value: object = {"text": text}
+        for _ in range(depth):
+            value = [value]
+        chunks.append(value)
+    return chunks
+
+
+@pytest.mark.timeout(30, method="thread")  # before the fix: a minute at this depth
+def test_cross_chunk_redaction_is_linear_in_the_depth_of_a_chunk() -> None:
+    # CANON-9: walks over recorded values are iterative, and linear as well
+    chunks = _split_secret_chunks(100_000)
+    redact = session_redaction(True, ()).redactor.redact_text
+    assert redact_across(chunks, redact) >= 1
+    leaf: object = chunks[0]
+    while isinstance(leaf, list):
+        (leaf,) = leaf
+    assert leaf == {"text": "key [REDACTED]"}
