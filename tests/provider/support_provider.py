@@ -29,6 +29,20 @@ def answer(text: str) -> dict[str, object]:
     return {"output": [{"type": "text", "text": text}], "stopReason": "completed"}
 
 
+def labelled(label: str, parent: SimpleAgent, **fields: object) -> StartRequest:
+    """A start request whose prompt and label are both `label`; `fields` are the others."""
+    return StartRequest(prompt=prompt(label), parent=parent, label=label, **fields)  # type: ignore[arg-type]
+
+
+async def run_to_end(registry: ProviderRegistry, request: StartRequest) -> object:
+    """Start `request` through the cassette provider, await its result, dispose of the run."""
+    run = await registry.start("cassette", request)
+    try:
+        return await run.result
+    finally:
+        await run.dispose()
+
+
 async def record_labels(path: Path, labels: Iterable[str], *, fail: bool = False) -> None:
     """Record one call per label, answered `recorded answer for <label>` (or failing).
 

@@ -36,7 +36,7 @@ from cassette_provider import (
 from cassette_provider.contract.errors import UNPRINTABLE_MESSAGE
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from provider.support_provider import answer, prompt
+from provider.support_provider import answer, labelled, prompt, run_to_end
 from support.strategies import json_values
 
 ROOT = SimpleAgent(session_id="root")
@@ -46,15 +46,7 @@ DISPOSE_TIMEOUT_S = 5.0
 
 
 def _request(label: str, **fields: object) -> StartRequest:
-    return StartRequest(prompt=prompt(label), parent=ROOT, label=label, **fields)  # type: ignore[arg-type]
-
-
-async def _call(registry: ProviderRegistry, request: StartRequest) -> object:
-    run = await registry.start("cassette", request)
-    try:
-        return await run.result
-    finally:
-        await run.dispose()
+    return labelled(label, ROOT, **fields)
 
 
 # --- upstream errors whose own attributes are hostile (ERR-3) ------------------------------
@@ -129,11 +121,11 @@ async def test_a_hostile_upstream_error_ends_its_call_with_its_own_facts(
     path = tmp_path / "c.cassette.jsonl"
     config = RecordConfig(file=str(path), dispose_timeout=DISPOSE_TIMEOUT_S)
     handle = install_cassette(registry, config)
-    assert await _call(registry, _request("before")) == answer("before")
+    assert await run_to_end(registry, _request("before")) == answer("before")
     with pytest.raises(type(make())) as caught:
-        await _call(registry, _request("odd"))
+        await run_to_end(registry, _request("odd"))
     assert caught.value is raised[0]  # the upstream's own error, not one from the recorder
-    assert await _call(registry, _request("after")) == answer("after")
+    assert await run_to_end(registry, _request("after")) == answer("after")
     await handle.dispose()  # before the fix: a start without a line made this time out
 
     assert verify_file(str(path))["interactions"] == 3
@@ -144,11 +136,11 @@ async def test_a_hostile_upstream_error_ends_its_call_with_its_own_facts(
     assert (recorded.name, recorded.message, recorded.code) == (name, message, code)
     replay = ProviderRegistry()
     async with install_cassette(replay, ReplayConfig(file=str(path))):
-        assert await _call(replay, _request("before")) == answer("before")
+        assert await run_to_end(replay, _request("before")) == answer("before")
         with pytest.raises(CassetteRecordedError) as replayed:
-            await _call(replay, _request("odd"))
+            await run_to_end(replay, _request("odd"))
         assert replayed.value.recorded_name == name
-        assert await _call(replay, _request("after")) == answer("after")
+        assert await run_to_end(replay, _request("after")) == answer("after")
 
 
 # --- requests no line can hold (FMT-3's line bound, PROV-3) --------------------------------
@@ -178,14 +170,14 @@ async def test_a_request_too_long_for_any_line_is_refused_before_it_starts(
     path = tmp_path / "c.cassette.jsonl"
     config = RecordConfig(file=str(path), request_storage=storage)  # type: ignore[arg-type]
     handle = install_cassette(registry, config)
-    assert await _call(registry, _request("before")) == answer("x")
+    assert await run_to_end(registry, _request("before")) == answer("x")
     odd = {"prompt": prompt("odd"), "parent": ROOT, "label": "odd", **fields}
     with pytest.raises(CassetteError) as refused:
-        await _call(registry, StartRequest(**odd))  # type: ignore[arg-type]
+        await run_to_end(registry, StartRequest(**odd))  # type: ignore[arg-type]
     assert refused.value.code == "CASSETTE_FORMAT"
     assert str(refused.value).startswith("subagent cassette request cannot be recorded")
     assert "yyyy" not in str(refused.value)  # no stored text in the message
-    assert await _call(registry, _request("after")) == answer("x")
+    assert await run_to_end(registry, _request("after")) == answer("x")
     await handle.dispose()
     assert started == ["before", "after"]  # the upstream never saw the refused request
     assert verify_file(str(path))["interactions"] == 2  # before the fix: a sequence gap
@@ -293,10 +285,10 @@ async def _record_three(path: Path, odd: object) -> TypeError:
     registry = ProviderRegistry()
     registry.register(FunctionProvider("spawn", run))
     handle = install_cassette(registry, RecordConfig(file=str(path)))
-    assert await _call(registry, _request("before")) == answer("before")
+    assert await run_to_end(registry, _request("before")) == answer("before")
     with pytest.raises(TypeError) as refused:
-        await _call(registry, _request("odd"))
-    assert await _call(registry, _request("after")) == answer("after")
+        await run_to_end(registry, _request("odd"))
+    assert await run_to_end(registry, _request("after")) == answer("after")
     await handle.dispose()
     return refused.value
 
@@ -325,8 +317,8 @@ async def test_a_result_nested_40k_levels_records_and_verifies(tmp_path: Path) -
     registry = ProviderRegistry()
     registry.register(FunctionProvider("spawn", run))
     async with install_cassette(registry, RecordConfig(file=str(path))):
-        assert await _call(registry, _request("deep")) is not None
-        assert await _call(registry, _request("after")) == answer("x")
+        assert await run_to_end(registry, _request("deep")) is not None
+        assert await run_to_end(registry, _request("after")) == answer("x")
     assert verify_file(str(path))["interactions"] == 2
 
 
@@ -350,19 +342,19 @@ async def test_a_drawn_result_records_as_itself_or_as_a_type_error_line(
     registry.register(FunctionProvider("spawn", run))
     config = RecordConfig(file=str(path), request_storage=storage, redact_secrets=False)  # type: ignore[arg-type]
     async with install_cassette(registry, config):
-        assert await _call(registry, _request("before")) == answer("before")
+        assert await run_to_end(registry, _request("before")) == answer("before")
         if leaf is None:
-            assert await _call(registry, _request("odd")) == result
+            assert await run_to_end(registry, _request("odd")) == result
         else:
             with pytest.raises(TypeError, match="not lossless plain JSON"):
-                await _call(registry, _request("odd"))
-        assert await _call(registry, _request("after")) == answer("after")
+                await run_to_end(registry, _request("odd"))
+        assert await run_to_end(registry, _request("after")) == answer("after")
     assert verify_file(str(path))["interactions"] == 3
     if leaf is None:
         replay = ProviderRegistry()
         async with install_cassette(replay, ReplayConfig(file=str(path))):
             for label in ("before", "odd", "after"):
-                replayed = await _call(replay, _request(label))
+                replayed = await run_to_end(replay, _request(label))
                 assert replayed == (result if label == "odd" else answer(label))
 
 
@@ -399,9 +391,9 @@ async def test_parent_events_that_are_no_event_objects_are_skipped(
     registry.register(FunctionProvider("spawn", run, inherits_parent_context=True))
     async with install_cassette(registry, RecordConfig(file=str(path))):
         request = StartRequest(prompt=prompt("odd"), parent=parent, label="odd")
-        assert await _call(registry, request) == answer("odd")  # before: AttributeError
+        assert await run_to_end(registry, request) == answer("odd")  # before: AttributeError
     assert verify_file(str(path))["interactions"] == 1
     replay = ProviderRegistry()
     async with install_cassette(replay, ReplayConfig(file=str(path))):
         request = StartRequest(prompt=prompt("odd"), parent=parent, label="odd")
-        assert await _call(replay, request) == answer("odd")
+        assert await run_to_end(replay, request) == answer("odd")

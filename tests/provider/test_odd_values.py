@@ -25,7 +25,7 @@ from cassette_provider import (
     StartRequest,
     install_cassette,
 )
-from provider.support_provider import answer, prompt
+from provider.support_provider import answer, labelled, prompt, run_to_end
 
 
 class Colour(enum.StrEnum):
@@ -53,15 +53,7 @@ ROOT = SimpleAgent(session_id="root")
 
 
 def _request(label: str, **fields: object) -> StartRequest:
-    return StartRequest(prompt=prompt(label), parent=ROOT, label=label, **fields)  # type: ignore[arg-type]
-
-
-async def _call(registry: ProviderRegistry, request: StartRequest) -> object:
-    run = await registry.start("cassette", request)
-    try:
-        return await run.result
-    finally:
-        await run.dispose()
+    return labelled(label, ROOT, **fields)
 
 
 @pytest.mark.parametrize("shape", sorted(ODD_RESULTS))
@@ -77,10 +69,10 @@ async def test_an_odd_result_ends_only_its_own_call(
     path = tmp_path / "c.cassette.jsonl"
     config = RecordConfig(file=str(path), request_storage=storage)  # type: ignore[arg-type]
     handle = install_cassette(registry, config)
-    assert await _call(registry, _request("before")) == answer("before")
+    assert await run_to_end(registry, _request("before")) == answer("before")
     with pytest.raises((TypeError, CassetteError)) as refused:
-        await _call(registry, _request("odd"))
-    assert await _call(registry, _request("after")) == answer("after")
+        await run_to_end(registry, _request("odd"))
+    assert await run_to_end(registry, _request("after")) == answer("after")
     await handle.dispose()  # raised the odd call's write error before
 
     assert path.is_file()  # committed: the good calls are not left in a partial sibling
@@ -89,11 +81,11 @@ async def test_an_odd_result_ends_only_its_own_call(
     assert kinds == [ResultOutcome, ResultErrorOutcome, ResultOutcome]
     replay = ProviderRegistry()
     async with install_cassette(replay, ReplayConfig(file=str(path))):
-        assert await _call(replay, _request("before")) == answer("before")
+        assert await run_to_end(replay, _request("before")) == answer("before")
         with pytest.raises(CassetteRecordedError) as recorded:
-            await _call(replay, _request("odd"))
+            await run_to_end(replay, _request("odd"))
         assert recorded.value.recorded_name == type(refused.value).__name__
-        assert await _call(replay, _request("after")) == answer("after")
+        assert await run_to_end(replay, _request("after")) == answer("after")
 
 
 @pytest.mark.parametrize(
@@ -123,13 +115,13 @@ async def test_a_request_the_format_refuses_is_refused_at_start(
     registry.register(FunctionProvider("spawn", run))
     path = tmp_path / "c.cassette.jsonl"
     handle = install_cassette(registry, RecordConfig(file=str(path), request_storage="full"))
-    assert await _call(registry, _request("before")) == answer("before")
+    assert await run_to_end(registry, _request("before")) == answer("before")
     odd = {"prompt": prompt("odd"), "parent": ROOT, "label": "odd", **fields}
     with pytest.raises(CassetteError) as refused:
-        await _call(registry, StartRequest(**odd))  # type: ignore[arg-type]
+        await run_to_end(registry, StartRequest(**odd))  # type: ignore[arg-type]
     assert refused.value.code == "CASSETTE_FORMAT"
     assert str(refused.value).startswith("subagent cassette request")
-    assert await _call(registry, _request("after")) == answer("after")
+    assert await run_to_end(registry, _request("after")) == answer("after")
     await handle.dispose()
     assert started == ["before", "after"]
     assert verify_file(str(path))["interactions"] == 2
@@ -150,7 +142,7 @@ async def test_an_error_with_an_enum_code_is_recorded_as_plain_text(tmp_path: Pa
     path = tmp_path / "c.cassette.jsonl"
     handle = install_cassette(registry, RecordConfig(file=str(path)))
     with pytest.raises(UpstreamError):
-        await _call(registry, _request("limited"))
+        await run_to_end(registry, _request("limited"))
     await handle.dispose()
     (interaction,) = load_cassette(str(path)).interactions
     assert isinstance(interaction.outcome, ResultErrorOutcome)
