@@ -226,10 +226,11 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
     settings = _settings_for(request)
     test_file = Path(str(request.node.path))
     override = settings.get("record_mode")
+    pinned = None if override is None else known_mode(override)
     if override is None:
         mode = configured_mode(request.config)
     else:
-        mode = known_mode(override) or _refuse(mode_error(override, MARKER_SOURCE))
+        mode = pinned or _refuse(mode_error(override, MARKER_SOURCE))
     path = _cassette_file(request, settings.get("path"), mode, test_file)
     options = {k: v for k, v in settings.items() if k not in PLAN_KEYS}
     split_for_provider(options)  # unknown options fail before the mode or the file matter
@@ -246,7 +247,7 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
         options=options,
         empty=exists and holds_no_call(path),
         nodeid=request.node.nodeid,
-        pinned=None if override is None else mode,
+        pinned=pinned,
     )
     planned = CassettePlan(
         plan.action,
@@ -254,6 +255,6 @@ def plan_for(request: pytest.FixtureRequest) -> tuple[CassettePlan, RecordMode]:
         plan.write_mode,
         {**plan.options, "block_network": block},
         rewrite=plan.rewrite,
-        pinned=None if override is None else mode,
+        pinned=pinned,
     )
     return planned, mode
